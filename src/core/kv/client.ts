@@ -1,0 +1,205 @@
+/**
+ * A key-value client process: one operation at a time, finds the leader by
+ * following redirects, retries on timeout with the same sequence number (so the
+ * service applies a retried write once), and records its history as trace events
+ * (invoke, then ok, fail, or info when the outcome is unknown).
+ */
+import type { ProcessContext, ProcessLogic } from "../sim/process";
+import { Rng } from "../sim/rng";
+import type { Payload, ProcId } from "../sim/trace";
+import type { KvOp, KvQuery, NodeId } from "../raft/types";
+
+export type ClientOp = { readonly write: KvOp } | { readonly read: KvQuery };
+
+export interface KvClientConfig {
+  readonly id: ProcId;
+  readonly servers: readonly NodeId[];
+  readonly requestTimeoutUs: number;
+  /** Wait after a redirect without a hint, or after a timeout, before the next try. */
+  readonly retryBackoffUs: number;
+  /** After this many attempts the outcome is recorded as unknown ("info") and the client moves on. */
+  readonly maxAttempts: number;
+  /** Random workload: none, or operations on `keys` keys with think time in between. */
+  readonly workload: "none" | "random";
+  readonly keys: number;
+  readonly readFraction: number;
+  readonly thinkTimeMinUs: number;
+  readonly thinkTimeMaxUs: number;
+}
+
+interface Current {
+  readonly seq: number;
+  readonly op: ClientOp;
+  attempts: number;
+  deadline: number;
+}
+
+interface ClientState {
+  /** Persisted across crashes: each incarnation uses a fresh client id. */
+  incarnation: number;
+  // Volatile:
+  up: boolean;
+  seq: number;
+  target: number;
+  current: Current | null;
+  queue: ClientOp[];
+  nextOpAt: number | null;
+}
+
+export class KvClient implements ProcessLogic {
+  readonly kind = "client" as const;
+
+  constructor(
+    readonly cfg: KvClientConfig,
+    private readonly rng: Rng,
+    private st: ClientState = { incarnation: 0, up: false, seq: 0, target: 0, current: null, queue: [], nextOpAt: null },
+  ) {
+    if (cfg.servers.length === 0) throw new Error("a client needs at least one server");
+  }
+
+  get id(): ProcId {
+    return this.cfg.id;
+  }
+  get clientId(): string {
+    return `${this.cfg.id}.${this.st.incarnation}`;
+  }
+  get busy(): boolean {
+    return this.st.current !== null || this.st.queue.length > 0;
+  }
+  get currentOp(): ClientOp | null {
+    return this.st.current?.op ?? null;
+  }
+
+  clone(): KvClient {
+    const s = this.st;
+    return new KvClient(this.cfg, Rng.restore(this.rng.snapshot()), {
+      ...s,
+      current: s.current === null ? null : { ...s.current },
+      queue: s.queue.slice(),
+    });
+  }
+
+  start(ctx: ProcessContext): void {
+    const s = this.st;
+    s.incarnation += 1;
+    s.up = true;
+    s.seq = 0;
+    s.current = null;
+    s.target = this.rng.int(0, this.cfg.servers.length - 1);
+    s.nextOpAt = this.cfg.workload === "random" ? ctx.now + this.think() : null;
+    this.pump(ctx);
+  }
+
+  crash(): void {
+    const s = this.st;
+    s.up = false;
+    s.current = null;
+    s.queue = [];
+    s.nextOpAt = null;
+  }
+
+  /** Queues an operation (a scenario's or the user's). */
+  submit(ctx: ProcessContext, op: ClientOp): void {
+    if (!this.st.up) return;
+    this.st.queue.push(op);
+    this.pump(ctx);
+  }
+
+  nextDeadline(): number | null {
+    const s = this.st;
+    if (!s.up) return null;
+    if (s.current !== null) return s.current.deadline;
+    if (s.queue.length > 0) return null;
+    return s.nextOpAt;
+  }
+
+  onTimer(ctx: ProcessContext): void {
+    const s = this.st;
+    const cur = s.current;
+    if (cur !== null) {
+      if (ctx.now < cur.deadline) return;
+      s.target = (s.target + 1) % this.cfg.servers.length;
+      this.attempt(ctx, cur);
+      return;
+    }
+    this.pump(ctx);
+  }
+
+  onMessage(ctx: ProcessContext, from: ProcId, p: Payload): void {
+    const s = this.st;
+    const cur = s.current;
+    if (p.type !== "ClientReply" || cur === null || p.seq !== cur.seq) return;
+    if (p.ok) {
+      ctx.emit({ kind: "client", phase: "ok", clientId: this.clientId, seq: cur.seq, op: opBody(cur.op), result: p.result });
+      s.current = null;
+      if (this.cfg.workload === "random") s.nextOpAt = ctx.now + this.think();
+      this.pump(ctx);
+      return;
+    }
+    const hinted = p.leaderHint === null ? -1 : this.cfg.servers.indexOf(p.leaderHint);
+    if (hinted >= 0 && p.leaderHint !== from) {
+      s.target = hinted;
+      this.attempt(ctx, cur);
+    } else {
+      // No leader known there: back off, then try the next server.
+      s.target = (this.cfg.servers.indexOf(from) + 1) % this.cfg.servers.length;
+      cur.deadline = ctx.now + this.cfg.retryBackoffUs;
+    }
+  }
+
+  private pump(ctx: ProcessContext): void {
+    const s = this.st;
+    if (!s.up || s.current !== null) return;
+    let op = s.queue.shift();
+    if (op === undefined && s.nextOpAt !== null && ctx.now >= s.nextOpAt) {
+      op = this.randomOp();
+      s.nextOpAt = null;
+    }
+    if (op === undefined) return;
+    s.seq += 1;
+    const cur: Current = { seq: s.seq, op, attempts: 0, deadline: 0 };
+    s.current = cur;
+    ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq: cur.seq, op: opBody(op) });
+    this.attempt(ctx, cur);
+  }
+
+  private attempt(ctx: ProcessContext, cur: Current): void {
+    const s = this.st;
+    if (cur.attempts >= this.cfg.maxAttempts) {
+      // A write may still be committed later (unknown outcome); a read had no effect.
+      const phase = "write" in cur.op ? "info" : "fail";
+      ctx.emit({
+        kind: "client",
+        phase,
+        clientId: this.clientId,
+        seq: cur.seq,
+        op: opBody(cur.op),
+        note: `gave up after ${cur.attempts} attempts`,
+      });
+      s.current = null;
+      if (this.cfg.workload === "random") s.nextOpAt = ctx.now + this.think();
+      this.pump(ctx);
+      return;
+    }
+    cur.attempts += 1;
+    cur.deadline = ctx.now + this.cfg.requestTimeoutUs;
+    const to = this.cfg.servers[s.target] as NodeId;
+    if ("write" in cur.op) ctx.send(to, { type: "ClientWrite", clientId: this.clientId, seq: cur.seq, op: cur.op.write });
+    else ctx.send(to, { type: "ClientRead", clientId: this.clientId, seq: cur.seq, query: cur.op.read });
+  }
+
+  private think(): number {
+    return this.rng.int(this.cfg.thinkTimeMinUs, this.cfg.thinkTimeMaxUs);
+  }
+
+  private randomOp(): ClientOp {
+    const key = `k${this.rng.int(1, Math.max(1, this.cfg.keys))}`;
+    if (this.rng.chance(this.cfg.readFraction)) return { read: { type: "get", key } };
+    // Unique values make "applied exactly once" checkable from the final state.
+    return { write: { type: "append", key, value: `${this.clientId}:${this.st.seq + 1};` } };
+  }
+}
+
+export function opBody(op: ClientOp): KvOp | KvQuery {
+  return "write" in op ? op.write : op.read;
+}

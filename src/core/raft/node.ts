@@ -1,0 +1,666 @@
+/**
+ * One Raft node as a sans-IO state machine (after etcd-io/raft's RawNode).
+ *
+ * The node never reads a clock, never sends, never writes a disk: the host passes
+ * the node's local time into every call, and after each call takes a Ready
+ * describing what to persist, what to send and what is committed. The host must
+ * persist before it sends (Raft paper, Figure 2: "respond to RPCs only after
+ * updating stable storage").
+ *
+ * Timeouts are deadlines in local time. The host asks nextDeadline() and calls
+ * onTimer() when that moment comes; the simulator turns that into a queue event.
+ */
+import type { Rng } from "../sim/rng";
+import type {
+  AppendEntries,
+  AppendEntriesResp,
+  Command,
+  Entry,
+  HardState,
+  NodeEvent,
+  NodeId,
+  Outgoing,
+  RaftConfig,
+  RaftMessage,
+  ReadState,
+  Ready,
+  RequestVote,
+  RequestVoteResp,
+  Role,
+} from "./types";
+
+export interface Progress {
+  /** Next index to send (only moves forward on acknowledgement). */
+  next: number;
+  /** Highest index known to be replicated on the peer. */
+  match: number;
+  /** An append with entries is outstanding: wait for its answer or the next heartbeat. */
+  inflight: boolean;
+  /** Heard from the peer since the last CheckQuorum round. */
+  active: boolean;
+}
+
+interface PendingRead {
+  ctx: number;
+  index: number;
+  round: number;
+  acks: NodeId[];
+}
+
+/** Every field is plain data so a snapshot is a cheap, explicit copy. */
+export interface RaftState {
+  term: number;
+  votedFor: NodeId | null;
+  /** log[i - 1] is the entry with index i. */
+  log: Entry[];
+  role: Role;
+  leader: NodeId | null;
+  commitIndex: number;
+  electionDeadline: number;
+  heartbeatDeadline: number;
+  checkQuorumDeadline: number;
+  /** Local time we last heard from a leader (or, as leader, last confirmed a quorum). */
+  leaderContactAt: number;
+  votes: Record<NodeId, boolean>;
+  progress: Record<NodeId, Progress>;
+  /** ReadIndex requests waiting for a quorum round. */
+  reads: PendingRead[];
+  /** Read requests that arrived before this leader committed an entry of its term. */
+  readsWaitingForCommit: number[];
+  readRound: number;
+  // Unreported changes (the next Ready).
+  hardDirty: boolean;
+  truncateFrom: number | null;
+  appendFrom: number | null;
+  outbox: Outgoing[];
+  readStates: ReadState[];
+  events: NodeEvent[];
+}
+
+export class RaftNode {
+  readonly id: NodeId;
+  private readonly quorum: number;
+  private readonly peers: readonly NodeId[];
+
+  private constructor(
+    readonly cfg: RaftConfig,
+    private readonly rng: Rng,
+    private st: RaftState,
+  ) {
+    if (!cfg.voters.includes(cfg.id)) throw new Error(`node ${cfg.id} is not among the voters`);
+    if (cfg.electionTimeoutMinUs <= 0 || cfg.electionTimeoutMaxUs < cfg.electionTimeoutMinUs) {
+      throw new Error("election timeout range must be positive and ordered");
+    }
+    if (cfg.heartbeatIntervalUs <= 0) throw new Error("heartbeat interval must be positive");
+    this.id = cfg.id;
+    this.quorum = Math.floor(cfg.voters.length / 2) + 1;
+    this.peers = cfg.voters.filter((v) => v !== cfg.id);
+  }
+
+  /** Boots (or reboots after a crash) from persisted state only. */
+  static boot(cfg: RaftConfig, hard: HardState, log: readonly Entry[], rng: Rng, now: number): RaftNode {
+    for (let i = 0; i < log.length; i++) {
+      if ((log[i] as Entry).index !== i + 1) throw new Error(`persisted log is not contiguous at ${i + 1}`);
+    }
+    const st: RaftState = {
+      term: hard.term,
+      votedFor: hard.votedFor,
+      log: log.slice(),
+      role: "follower",
+      leader: null,
+      commitIndex: 0,
+      electionDeadline: 0,
+      heartbeatDeadline: 0,
+      checkQuorumDeadline: 0,
+      leaderContactAt: Number.NEGATIVE_INFINITY,
+      votes: {},
+      progress: {},
+      reads: [],
+      readsWaitingForCommit: [],
+      readRound: 0,
+      hardDirty: false,
+      truncateFrom: null,
+      appendFrom: null,
+      outbox: [],
+      readStates: [],
+      events: [],
+    };
+    const node = new RaftNode(cfg, rng, st);
+    node.resetElectionTimer(now);
+    return node;
+  }
+
+  /** A deep copy of the volatile and persistent state (entries are shared: they are immutable). */
+  snapshotState(): RaftState {
+    const s = this.st;
+    const progress: Record<NodeId, Progress> = {};
+    for (const k in s.progress) progress[k] = { ...(s.progress[k] as Progress) };
+    return {
+      ...s,
+      log: s.log.slice(),
+      votes: { ...s.votes },
+      progress,
+      reads: s.reads.map((r) => ({ ...r, acks: r.acks.slice() })),
+      readsWaitingForCommit: s.readsWaitingForCommit.slice(),
+      outbox: s.outbox.slice(),
+      readStates: s.readStates.slice(),
+      events: s.events.slice(),
+    };
+  }
+
+  static fromState(cfg: RaftConfig, rng: Rng, st: RaftState): RaftNode {
+    return new RaftNode(cfg, rng, st);
+  }
+
+  // ---- read-only views -------------------------------------------------------
+
+  get term(): number {
+    return this.st.term;
+  }
+  get votedFor(): NodeId | null {
+    return this.st.votedFor;
+  }
+  get role(): Role {
+    return this.st.role;
+  }
+  get leader(): NodeId | null {
+    return this.st.leader;
+  }
+  get commitIndex(): number {
+    return this.st.commitIndex;
+  }
+  get lastIndex(): number {
+    return this.st.log.length;
+  }
+  get log(): readonly Entry[] {
+    return this.st.log;
+  }
+  get electionDeadline(): number {
+    return this.st.electionDeadline;
+  }
+  get progress(): Readonly<Record<NodeId, Readonly<Progress>>> {
+    return this.st.progress;
+  }
+  get votes(): Readonly<Record<NodeId, boolean>> {
+    return this.st.votes;
+  }
+  termAt(index: number): number {
+    if (index <= 0) return 0;
+    const e = this.st.log[index - 1];
+    return e === undefined ? -1 : e.term;
+  }
+  entryAt(index: number): Entry | undefined {
+    return this.st.log[index - 1];
+  }
+  lastTerm(): number {
+    return this.termAt(this.st.log.length);
+  }
+
+  /** The next local time at which onTimer() has work to do. */
+  nextDeadline(): number {
+    const s = this.st;
+    if (s.role !== "leader") return s.electionDeadline;
+    return this.cfg.checkQuorum ? Math.min(s.heartbeatDeadline, s.checkQuorumDeadline) : s.heartbeatDeadline;
+  }
+
+  // ---- inputs ----------------------------------------------------------------
+
+  onTimer(now: number): void {
+    const s = this.st;
+    if (s.role === "leader") {
+      if (this.cfg.checkQuorum && now >= s.checkQuorumDeadline) {
+        s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
+        let active = 1;
+        for (const p of this.peers) {
+          const pr = this.pr(p);
+          if (pr.active) active++;
+          pr.active = false;
+        }
+        if (active < this.quorum) {
+          this.becomeFollower(now, s.term, null, `CheckQuorum: heard from ${active} of ${this.cfg.voters.length}`);
+          return;
+        }
+        s.leaderContactAt = now;
+      }
+      if (now >= s.heartbeatDeadline) {
+        s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
+        this.broadcastAppend();
+      }
+      return;
+    }
+    if (now >= s.electionDeadline) this.campaign(now, "election timeout");
+  }
+
+  /** Starts an election now, as if the election timer had fired (the UI's "force timeout"). */
+  forceElectionTimeout(now: number): void {
+    if (this.st.role === "leader") return;
+    this.campaign(now, "forced timeout");
+  }
+
+  /** Appends a command if this node is leader. Returns its index and term, or null. */
+  propose(cmd: Command): { index: number; term: number } | null {
+    const s = this.st;
+    if (s.role !== "leader") return null;
+    const entry: Entry = { index: s.log.length + 1, term: s.term, cmd };
+    this.appendLocal([entry]);
+    for (const p of this.peers) if (!this.pr(p).inflight) this.sendAppend(p);
+    this.maybeCommit();
+    return { index: entry.index, term: entry.term };
+  }
+
+  /**
+   * ReadIndex (Raft dissertation 6.4): remember the commit index, confirm leadership
+   * with a heartbeat round, then the host serves the read once it has applied that far.
+   * Returns false when this node is not the leader.
+   */
+  requestRead(ctx: number): boolean {
+    const s = this.st;
+    if (s.role !== "leader") return false;
+    if (this.termAt(s.commitIndex) !== s.term) {
+      s.readsWaitingForCommit.push(ctx);
+      return true;
+    }
+    this.startRead(ctx);
+    return true;
+  }
+
+  step(now: number, from: NodeId, m: RaftMessage): void {
+    const s = this.st;
+    if (!this.cfg.voters.includes(from) || from === this.id) return;
+
+    if (m.term > s.term) {
+      if (m.type === "RequestVote") {
+        const inLease = this.cfg.checkQuorum && s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs;
+        if (inLease) return; // Dissertation 4.2.3: ignore disruptive candidates while a leader is heard.
+        if (!m.preVote) this.becomeFollower(now, m.term, null, `saw term ${m.term} in a vote request from ${from}`);
+      } else if (m.type === "RequestVoteResp" && m.preVote && m.granted) {
+        // A granted pre-vote carries the term we would campaign in; do not adopt it.
+      } else {
+        const leader = m.type === "AppendEntries" ? from : null;
+        this.becomeFollower(now, m.term, leader, `saw term ${m.term} from ${from}`);
+      }
+    } else if (m.term < s.term) {
+      // Stale sender: tell it our term so it steps down (etcd does this for appends and pre-votes).
+      if (m.type === "AppendEntries") {
+        this.send(from, {
+          type: "AppendEntriesResp",
+          term: s.term,
+          success: false,
+          matchIndex: 0,
+          rejectIndex: m.prevLogIndex,
+          conflictIndex: 0,
+          conflictTerm: 0,
+          readCtx: 0,
+        });
+      } else if (m.type === "RequestVote") {
+        this.send(from, { type: "RequestVoteResp", term: s.term, granted: false, preVote: m.preVote });
+      }
+      return;
+    }
+
+    switch (m.type) {
+      case "RequestVote":
+        this.onRequestVote(now, from, m);
+        return;
+      case "RequestVoteResp":
+        this.onVoteResp(now, from, m);
+        return;
+      case "AppendEntries":
+        this.onAppend(now, from, m);
+        return;
+      case "AppendEntriesResp":
+        this.onAppendResp(from, m);
+        return;
+    }
+  }
+
+  /** Takes everything the host must act on, and clears it. */
+  ready(): Ready {
+    const s = this.st;
+    const entries = s.appendFrom === null ? [] : s.log.slice(s.appendFrom - 1);
+    const rd: Ready = {
+      hardState: s.hardDirty ? { term: s.term, votedFor: s.votedFor } : null,
+      truncateFrom: s.truncateFrom,
+      entries,
+      messages: s.outbox,
+      commitIndex: s.commitIndex,
+      readStates: s.readStates,
+      events: s.events,
+    };
+    s.hardDirty = false;
+    s.truncateFrom = null;
+    s.appendFrom = null;
+    s.outbox = [];
+    s.readStates = [];
+    s.events = [];
+    return rd;
+  }
+
+  // ---- elections -------------------------------------------------------------
+
+  private campaign(now: number, why: string): void {
+    if (this.cfg.preVote) this.becomePreCandidate(now, why);
+    else this.becomeCandidate(now, why);
+  }
+
+  private becomePreCandidate(now: number, why: string): void {
+    const s = this.st;
+    s.role = "precandidate";
+    s.leader = null;
+    s.votes = { [this.id]: true };
+    this.clearLeaderState();
+    this.resetElectionTimer(now);
+    s.events.push({ type: "role", role: "precandidate", term: s.term, leader: null, reason: why });
+    if (this.quorum === 1) {
+      this.becomeCandidate(now, "won pre-vote");
+      return;
+    }
+    for (const p of this.peers) {
+      this.send(p, {
+        type: "RequestVote",
+        term: s.term + 1,
+        lastLogIndex: this.lastIndex,
+        lastLogTerm: this.lastTerm(),
+        preVote: true,
+      });
+    }
+  }
+
+  private becomeCandidate(now: number, why: string): void {
+    const s = this.st;
+    s.term += 1;
+    s.votedFor = this.id;
+    s.hardDirty = true;
+    s.role = "candidate";
+    s.leader = null;
+    s.votes = { [this.id]: true };
+    this.clearLeaderState();
+    this.resetElectionTimer(now);
+    s.events.push({ type: "role", role: "candidate", term: s.term, leader: null, reason: why });
+    if (this.quorum === 1) {
+      this.becomeLeader(now);
+      return;
+    }
+    for (const p of this.peers) {
+      this.send(p, {
+        type: "RequestVote",
+        term: s.term,
+        lastLogIndex: this.lastIndex,
+        lastLogTerm: this.lastTerm(),
+        preVote: false,
+      });
+    }
+  }
+
+  private becomeLeader(now: number): void {
+    const s = this.st;
+    s.role = "leader";
+    s.leader = this.id;
+    s.leaderContactAt = now;
+    s.progress = {};
+    for (const p of this.peers) s.progress[p] = { next: this.lastIndex + 1, match: 0, inflight: false, active: false };
+    s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
+    s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
+    s.events.push({ type: "role", role: "leader", term: s.term, leader: this.id, reason: "won the election" });
+    // A no-op of the new term lets the leader commit (and learn the commit index) at once.
+    this.appendLocal([{ index: this.lastIndex + 1, term: s.term, cmd: { type: "noop" } }]);
+    this.broadcastAppend();
+    this.maybeCommit();
+  }
+
+  private becomeFollower(now: number, term: number, leader: NodeId | null, why: string): void {
+    const s = this.st;
+    const changed = term !== s.term || s.role !== "follower" || leader !== s.leader;
+    if (term > s.term) {
+      s.term = term;
+      s.votedFor = null;
+      s.hardDirty = true;
+    }
+    s.role = "follower";
+    s.leader = leader;
+    if (leader !== null) s.leaderContactAt = now;
+    s.votes = {};
+    this.clearLeaderState();
+    this.resetElectionTimer(now);
+    if (changed) s.events.push({ type: "role", role: "follower", term: s.term, leader, reason: why });
+  }
+
+  private clearLeaderState(): void {
+    const s = this.st;
+    s.progress = {};
+    s.reads = [];
+    s.readsWaitingForCommit = [];
+  }
+
+  private resetElectionTimer(now: number): void {
+    this.st.electionDeadline = now + this.rng.int(this.cfg.electionTimeoutMinUs, this.cfg.electionTimeoutMaxUs);
+  }
+
+  private onRequestVote(now: number, from: NodeId, m: RequestVote): void {
+    const s = this.st;
+    const lastTerm = this.lastTerm();
+    // Section 5.4.1: grant only to a candidate whose log is at least as up-to-date.
+    const upToDate = m.lastLogTerm > lastTerm || (m.lastLogTerm === lastTerm && m.lastLogIndex >= this.lastIndex);
+    if (m.preVote) {
+      const granted = m.term > s.term && upToDate;
+      this.send(from, { type: "RequestVoteResp", term: granted ? m.term : s.term, granted, preVote: true });
+      return;
+    }
+    // Section 5.2: at most one vote per term, persisted before the reply is sent.
+    const canVote = s.votedFor === from || (s.votedFor === null && s.leader === null);
+    const granted = canVote && upToDate;
+    if (granted) {
+      if (s.votedFor !== from) {
+        s.votedFor = from;
+        s.hardDirty = true;
+        s.events.push({ type: "vote", term: s.term, candidate: from });
+      }
+      this.resetElectionTimer(now);
+    }
+    this.send(from, { type: "RequestVoteResp", term: s.term, granted, preVote: false });
+  }
+
+  private onVoteResp(now: number, from: NodeId, m: RequestVoteResp): void {
+    const s = this.st;
+    const expected = m.preVote ? "precandidate" : "candidate";
+    if (s.role !== expected) return;
+    s.votes[from] = m.granted;
+    let yes = 0;
+    let no = 0;
+    for (const v of this.cfg.voters) {
+      const vote = s.votes[v];
+      if (vote === true) yes++;
+      else if (vote === false) no++;
+    }
+    if (yes >= this.quorum) {
+      if (m.preVote) this.becomeCandidate(now, "won pre-vote");
+      else this.becomeLeader(now);
+    } else if (no >= this.quorum) {
+      this.becomeFollower(now, s.term, null, m.preVote ? "lost pre-vote" : "lost election");
+    }
+  }
+
+  // ---- replication -----------------------------------------------------------
+
+  private onAppend(now: number, from: NodeId, m: AppendEntries): void {
+    const s = this.st;
+    if (s.role !== "follower" || s.leader !== from) this.becomeFollower(now, s.term, from, `heard leader ${from}`);
+    s.leaderContactAt = now;
+    this.resetElectionTimer(now);
+
+    const reject = (conflictIndex: number, conflictTerm: number): void =>
+      this.send(from, {
+        type: "AppendEntriesResp",
+        term: s.term,
+        success: false,
+        matchIndex: 0,
+        rejectIndex: m.prevLogIndex,
+        conflictIndex,
+        conflictTerm,
+        readCtx: m.readCtx,
+      });
+
+    // Consistency check (section 5.3), with the fast back-up hint.
+    if (m.prevLogIndex > this.lastIndex) {
+      reject(this.lastIndex + 1, 0);
+      return;
+    }
+    const localPrevTerm = this.termAt(m.prevLogIndex);
+    if (localPrevTerm !== m.prevLogTerm) {
+      let first = m.prevLogIndex;
+      while (first > 1 && this.termAt(first - 1) === localPrevTerm) first--;
+      reject(first, localPrevTerm);
+      return;
+    }
+
+    for (const e of m.entries) {
+      if (e.index <= this.lastIndex) {
+        if (this.termAt(e.index) === e.term) continue;
+        if (e.index <= s.commitIndex) {
+          throw new Error(`${this.id}: leader ${from} would overwrite committed entry ${e.index}`);
+        }
+        this.truncateLocal(e.index);
+      }
+      this.appendLocal([e]);
+    }
+
+    const lastNew = m.prevLogIndex + m.entries.length;
+    const commit = Math.min(m.leaderCommit, lastNew);
+    if (commit > s.commitIndex) this.setCommit(commit);
+    this.send(from, {
+      type: "AppendEntriesResp",
+      term: s.term,
+      success: true,
+      matchIndex: lastNew,
+      rejectIndex: 0,
+      conflictIndex: 0,
+      conflictTerm: 0,
+      readCtx: m.readCtx,
+    });
+  }
+
+  private onAppendResp(from: NodeId, m: AppendEntriesResp): void {
+    const s = this.st;
+    if (s.role !== "leader") return;
+    const pr = this.pr(from);
+    pr.active = true;
+    if (m.success) {
+      pr.inflight = false;
+      if (m.matchIndex > pr.match) {
+        pr.match = m.matchIndex;
+        this.maybeCommit();
+      }
+      if (pr.next < pr.match + 1) pr.next = pr.match + 1;
+      if (pr.next <= this.lastIndex) this.sendAppend(from);
+    } else if (m.rejectIndex === pr.next - 1) {
+      pr.inflight = false;
+      let next = m.conflictIndex;
+      if (m.conflictTerm > 0) {
+        // Skip the follower's whole conflicting term, unless we have that term too.
+        let i = Math.min(m.rejectIndex, this.lastIndex);
+        while (i > 0 && this.termAt(i) > m.conflictTerm) i--;
+        if (i > 0 && this.termAt(i) === m.conflictTerm) next = i + 1;
+      }
+      pr.next = Math.max(pr.match + 1, Math.min(next, m.rejectIndex), 1);
+      this.sendAppend(from);
+    }
+    if (m.readCtx > 0) this.ackRead(from, m.readCtx);
+  }
+
+  private sendAppend(to: NodeId): void {
+    const s = this.st;
+    const pr = this.pr(to);
+    const prev = pr.next - 1;
+    const entries = s.log.slice(prev, prev + this.cfg.maxEntriesPerAppend);
+    if (entries.length > 0) pr.inflight = true;
+    this.send(to, {
+      type: "AppendEntries",
+      term: s.term,
+      prevLogIndex: prev,
+      prevLogTerm: this.termAt(prev),
+      entries,
+      leaderCommit: s.commitIndex,
+      readCtx: s.readRound,
+    });
+  }
+
+  private broadcastAppend(): void {
+    for (const p of this.peers) this.sendAppend(p);
+  }
+
+  /** Figure 8: only entries of the current term are committed by counting replicas. */
+  private maybeCommit(): void {
+    const s = this.st;
+    const matches = [this.lastIndex];
+    for (const p of this.peers) matches.push(this.pr(p).match);
+    matches.sort((a, b) => b - a);
+    const n = matches[this.quorum - 1] as number;
+    if (n > s.commitIndex && this.termAt(n) === s.term) this.setCommit(n);
+  }
+
+  private setCommit(index: number): void {
+    const s = this.st;
+    s.commitIndex = index;
+    s.events.push({ type: "commit", index });
+    if (s.role === "leader" && s.readsWaitingForCommit.length > 0 && this.termAt(index) === s.term) {
+      const waiting = s.readsWaitingForCommit;
+      s.readsWaitingForCommit = [];
+      for (const ctx of waiting) this.startRead(ctx);
+    }
+  }
+
+  private appendLocal(entries: readonly Entry[]): void {
+    const s = this.st;
+    for (const e of entries) {
+      if (e.index !== s.log.length + 1) throw new Error(`${this.id}: append of ${e.index} after ${s.log.length}`);
+      s.log.push(e);
+      if (s.appendFrom === null || e.index < s.appendFrom) s.appendFrom = e.index;
+    }
+  }
+
+  private truncateLocal(from: number): void {
+    const s = this.st;
+    s.log.length = from - 1;
+    if (s.truncateFrom === null || from < s.truncateFrom) s.truncateFrom = from;
+    if (s.appendFrom !== null && s.appendFrom >= from) s.appendFrom = null;
+  }
+
+  // ---- ReadIndex -------------------------------------------------------------
+
+  private startRead(ctx: number): void {
+    const s = this.st;
+    if (this.quorum === 1) {
+      s.readStates.push({ ctx, index: s.commitIndex });
+      return;
+    }
+    s.readRound += 1;
+    s.reads.push({ ctx, index: s.commitIndex, round: s.readRound, acks: [this.id] });
+    this.broadcastAppend();
+  }
+
+  private ackRead(from: NodeId, round: number): void {
+    const s = this.st;
+    let done = -1;
+    for (let i = 0; i < s.reads.length; i++) {
+      const r = s.reads[i] as PendingRead;
+      if (r.round > round) break;
+      if (!r.acks.includes(from)) r.acks.push(from);
+      if (r.acks.length >= this.quorum) done = i;
+    }
+    if (done < 0) return;
+    // A confirmed round also confirms every earlier one.
+    for (const r of s.reads.splice(0, done + 1)) s.readStates.push({ ctx: r.ctx, index: r.index });
+  }
+
+  // ---- helpers ---------------------------------------------------------------
+
+  private pr(peer: NodeId): Progress {
+    const pr = this.st.progress[peer];
+    if (pr === undefined) throw new Error(`${this.id}: no progress for ${peer}`);
+    return pr;
+  }
+
+  private send(to: NodeId, msg: RaftMessage): void {
+    this.st.outbox.push({ to, msg });
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The host of one Raft node inside the simulator: it owns the node's simulated
+ * disk, drives the sans-IO node (persist, then send, then apply), applies
+ * committed entries to the key-value state machine and answers clients.
+ */
+import type { ClientRead, ClientReply, ClientWrite } from "../kv/messages";
+import { KvStateMachine } from "../kv/statemachine";
+import type { ProcessContext, ProcessLogic } from "../sim/process";
+import { Rng } from "../sim/rng";
+import type { Payload, ProcId } from "../sim/trace";
+import { RaftNode } from "./node";
+import type { Entry, HardState, KvQuery, NodeId, RaftConfig, RaftMessage } from "./types";
+
+/** What survives a crash. */
+export interface Disk {
+  hard: HardState;
+  log: Entry[];
+}
+
+interface PendingWrite {
+  readonly client: ProcId;
+  readonly clientId: string;
+  readonly seq: number;
+  readonly term: number;
+}
+
+interface PendingRead {
+  readonly client: ProcId;
+  readonly seq: number;
+  readonly query: KvQuery;
+  /** Set once the leadership round confirmed it: serve when applied this far. */
+  index: number | null;
+}
+
+interface Volatile {
+  node: RaftNode;
+  sm: KvStateMachine;
+  lastApplied: number;
+  /** Proposed client writes by log index. */
+  writes: Map<number, PendingWrite>;
+  reads: Map<number, PendingRead>;
+  nextReadCtx: number;
+}
+
+export function isRaftMessage(p: Payload): p is RaftMessage {
+  return p.type === "RequestVote" || p.type === "RequestVoteResp" || p.type === "AppendEntries" || p.type === "AppendEntriesResp";
+}
+
+export class RaftServer implements ProcessLogic {
+  readonly kind = "node" as const;
+
+  constructor(
+    readonly cfg: RaftConfig,
+    private readonly rng: Rng,
+    readonly disk: Disk = { hard: { term: 0, votedFor: null }, log: [] },
+    private v: Volatile | null = null,
+  ) {}
+
+  get id(): NodeId {
+    return this.cfg.id;
+  }
+  /** The running node, or null while crashed. */
+  get node(): RaftNode | null {
+    return this.v?.node ?? null;
+  }
+  get stateMachine(): KvStateMachine | null {
+    return this.v?.sm ?? null;
+  }
+  get lastApplied(): number {
+    return this.v?.lastApplied ?? 0;
+  }
+
+  /** A deep copy, with its own copy of the node's random stream. */
+  clone(): RaftServer {
+    const rng = Rng.restore(this.rng.snapshot());
+    const disk: Disk = { hard: this.disk.hard, log: this.disk.log.slice() };
+    const v = this.v;
+    if (v === null) return new RaftServer(this.cfg, rng, disk, null);
+    const reads = new Map<number, PendingRead>();
+    for (const [k, r] of v.reads) reads.set(k, { ...r });
+    return new RaftServer(this.cfg, rng, disk, {
+      node: RaftNode.fromState(this.cfg, rng, v.node.snapshotState()),
+      sm: v.sm.clone(),
+      lastApplied: v.lastApplied,
+      writes: new Map(v.writes),
+      reads,
+      nextReadCtx: v.nextReadCtx,
+    });
+  }
+
+  start(ctx: ProcessContext): void {
+    this.v = {
+      node: RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, ctx.now),
+      sm: KvStateMachine.empty(),
+      lastApplied: 0,
+      writes: new Map(),
+      reads: new Map(),
+      nextReadCtx: 1,
+    };
+    this.handleReady(ctx);
+  }
+
+  crash(): void {
+    this.v = null;
+  }
+
+  nextDeadline(): number | null {
+    return this.v === null ? null : this.v.node.nextDeadline();
+  }
+
+  onTimer(ctx: ProcessContext): void {
+    if (this.v === null) return;
+    this.v.node.onTimer(ctx.now);
+    this.handleReady(ctx);
+  }
+
+  /** Starts an election at once (the UI's "force election timeout"). */
+  forceTimeout(ctx: ProcessContext): void {
+    if (this.v === null) return;
+    this.v.node.forceElectionTimeout(ctx.now);
+    this.handleReady(ctx);
+  }
+
+  onMessage(ctx: ProcessContext, from: ProcId, p: Payload): void {
+    const v = this.v;
+    if (v === null) return;
+    if (isRaftMessage(p)) v.node.step(ctx.now, from, p);
+    else if (p.type === "ClientWrite") this.onWrite(ctx, v, from, p);
+    else if (p.type === "ClientRead") this.onRead(ctx, v, from, p);
+    this.handleReady(ctx);
+  }
+
+  private onWrite(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientWrite): void {
+    if (v.node.role !== "leader") {
+      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.leader });
+      return;
+    }
+    const cached = v.sm.cached(m.clientId, m.seq);
+    if (cached !== null) {
+      if (cached.kind === "duplicate") this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: true, result: cached.result });
+      return;
+    }
+    for (const w of v.writes.values()) {
+      if (w.clientId === m.clientId && w.seq === m.seq) return; // already in the log, awaiting commit
+    }
+    const at = v.node.propose({ type: "client", clientId: m.clientId, seq: m.seq, op: m.op });
+    if (at !== null) v.writes.set(at.index, { client: from, clientId: m.clientId, seq: m.seq, term: at.term });
+  }
+
+  private onRead(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientRead): void {
+    const readCtx = v.nextReadCtx++;
+    if (!v.node.requestRead(readCtx)) {
+      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.leader });
+      return;
+    }
+    v.reads.set(readCtx, { client: from, seq: m.seq, query: m.query, index: null });
+  }
+
+  private reply(ctx: ProcessContext, to: ProcId, r: ClientReply): void {
+    ctx.send(to, r);
+  }
+
+  /** Persist, then send, then apply: the order Raft requires. */
+  private handleReady(ctx: ProcessContext): void {
+    const v = this.v;
+    if (v === null) return;
+    const rd = v.node.ready();
+    const disk = this.disk;
+
+    if (rd.hardState !== null) {
+      disk.hard = rd.hardState;
+      ctx.emit({ kind: "hard", term: rd.hardState.term, votedFor: rd.hardState.votedFor });
+    }
+    if (rd.truncateFrom !== null || rd.entries.length > 0) {
+      if (rd.truncateFrom !== null) disk.log.length = rd.truncateFrom - 1;
+      for (const e of rd.entries) {
+        if (e.index > disk.log.length + 1) throw new Error(`${this.id}: disk log gap before ${e.index}`);
+        disk.log[e.index - 1] = e;
+      }
+      if (rd.entries.length > 0) disk.log.length = (rd.entries[rd.entries.length - 1] as Entry).index;
+      const last = disk.log[disk.log.length - 1];
+      const from = rd.entries.length > 0 ? (rd.entries[0] as Entry).index : disk.log.length + 1;
+      ctx.emit({ kind: "log", truncatedFrom: rd.truncateFrom, from, lastIndex: disk.log.length, lastTerm: last ? last.term : 0 });
+    }
+    for (const e of rd.events) {
+      if (e.type === "role") ctx.emit({ kind: "role", role: e.role, term: e.term, leader: e.leader, reason: e.reason });
+      else if (e.type === "vote") ctx.emit({ kind: "vote", term: e.term, candidate: e.candidate });
+      else ctx.emit({ kind: "commit", index: e.index });
+    }
+    for (const m of rd.messages) ctx.send(m.to, m.msg);
+
+    this.applyCommitted(ctx, v, rd.commitIndex);
+
+    for (const rs of rd.readStates) {
+      const r = v.reads.get(rs.ctx);
+      if (r !== undefined) r.index = rs.index;
+    }
+    for (const [k, r] of v.reads) {
+      if (r.index !== null && r.index <= v.lastApplied) {
+        v.reads.delete(k);
+        this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query) });
+      }
+    }
+
+    if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
+      // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
+      // commit; a retry with the same sequence number is applied at most once.
+      const hint = v.node.leader;
+      for (const w of v.writes.values()) this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: hint });
+      for (const r of v.reads.values()) this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: false, leaderHint: hint });
+      v.writes.clear();
+      v.reads.clear();
+    }
+  }
+
+  private applyCommitted(ctx: ProcessContext, v: Volatile, commitIndex: number): void {
+    if (commitIndex <= v.lastApplied) return;
+    const from = v.lastApplied + 1;
+    for (let i = from; i <= commitIndex; i++) {
+      const e = v.node.entryAt(i);
+      if (e === undefined) throw new Error(`${this.id}: committed entry ${i} missing`);
+      const pending = v.writes.get(i);
+      if (pending !== undefined) v.writes.delete(i);
+      if (e.cmd.type !== "client") continue;
+      const out = v.sm.apply(e.cmd.clientId, e.cmd.seq, e.cmd.op);
+      if (pending !== undefined && pending.clientId === e.cmd.clientId && pending.seq === e.cmd.seq && out.kind !== "stale") {
+        this.reply(ctx, pending.client, { type: "ClientReply", seq: pending.seq, ok: true, result: out.result });
+      }
+    }
+    v.lastApplied = commitIndex;
+    ctx.emit({ kind: "apply", from, to: commitIndex });
+  }
+}

@@ -1,0 +1,123 @@
+/** Types shared by the Raft node, its host and the simulator. */
+
+export type NodeId = string;
+
+/** Operations of the replicated key-value state machine. */
+export type KvOp =
+  | { readonly type: "put"; readonly key: string; readonly value: string }
+  | { readonly type: "append"; readonly key: string; readonly value: string }
+  | { readonly type: "delete"; readonly key: string }
+  | { readonly type: "cas"; readonly key: string; readonly expect: string | null; readonly value: string };
+
+/** Read-only queries, served through ReadIndex (never written to the log). */
+export type KvQuery = { readonly type: "get"; readonly key: string };
+
+/** What a log entry carries. A no-op is appended by every new leader. */
+export type Command =
+  | { readonly type: "noop" }
+  | { readonly type: "client"; readonly clientId: string; readonly seq: number; readonly op: KvOp };
+
+/** A log entry. Entries are immutable once created and shared between logs. */
+export interface Entry {
+  readonly index: number;
+  readonly term: number;
+  readonly cmd: Command;
+}
+
+/** What Raft persists before it acts (Figure 2, "persistent state on all servers"). */
+export interface HardState {
+  readonly term: number;
+  readonly votedFor: NodeId | null;
+}
+
+export type Role = "follower" | "precandidate" | "candidate" | "leader";
+
+export interface RequestVote {
+  readonly type: "RequestVote";
+  /** For a PreVote this is the term the candidate would campaign in (its term + 1). */
+  readonly term: number;
+  readonly lastLogIndex: number;
+  readonly lastLogTerm: number;
+  readonly preVote: boolean;
+}
+
+export interface RequestVoteResp {
+  readonly type: "RequestVoteResp";
+  readonly term: number;
+  readonly granted: boolean;
+  readonly preVote: boolean;
+}
+
+export interface AppendEntries {
+  readonly type: "AppendEntries";
+  readonly term: number;
+  readonly prevLogIndex: number;
+  readonly prevLogTerm: number;
+  readonly entries: readonly Entry[];
+  readonly leaderCommit: number;
+  /** Highest ReadIndex round this message confirms (0: none). Echoed in the response. */
+  readonly readCtx: number;
+}
+
+export interface AppendEntriesResp {
+  readonly type: "AppendEntriesResp";
+  readonly term: number;
+  readonly success: boolean;
+  /** On success: the index of the last entry known to match the leader's log. */
+  readonly matchIndex: number;
+  /** On failure: the prevLogIndex that was rejected (lets the leader ignore stale rejections). */
+  readonly rejectIndex: number;
+  /** Fast back-up hint (Raft paper section 5.3): the first index of conflictTerm, or lastIndex + 1. */
+  readonly conflictIndex: number;
+  /** Term of the follower's entry at rejectIndex; 0 when its log is too short. */
+  readonly conflictTerm: number;
+  readonly readCtx: number;
+}
+
+export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | AppendEntriesResp;
+
+export interface RaftConfig {
+  readonly id: NodeId;
+  /** Every voter, this node included, in a fixed order. */
+  readonly voters: readonly NodeId[];
+  readonly electionTimeoutMinUs: number;
+  readonly electionTimeoutMaxUs: number;
+  readonly heartbeatIntervalUs: number;
+  readonly preVote: boolean;
+  readonly checkQuorum: boolean;
+  readonly maxEntriesPerAppend: number;
+}
+
+/** Things the node reports for the trace. */
+export type NodeEvent =
+  | { readonly type: "role"; readonly role: Role; readonly term: number; readonly leader: NodeId | null; readonly reason: string }
+  | { readonly type: "vote"; readonly term: number; readonly candidate: NodeId }
+  | { readonly type: "commit"; readonly index: number };
+
+export interface Outgoing {
+  readonly to: NodeId;
+  readonly msg: RaftMessage;
+}
+
+export interface ReadState {
+  /** The host's request id. */
+  readonly ctx: number;
+  /** The commit index that must be applied before the read is served. */
+  readonly index: number;
+}
+
+/**
+ * What the host must do, in order: persist hardState and the log changes, then send
+ * the messages, then apply entries up to commitIndex and serve readStates.
+ */
+export interface Ready {
+  readonly hardState: HardState | null;
+  /** Drop every persisted entry with index >= truncateFrom before appending. */
+  readonly truncateFrom: number | null;
+  /** Entries to append to the persisted log (after truncation), in order. */
+  readonly entries: readonly Entry[];
+  readonly messages: readonly Outgoing[];
+  readonly commitIndex: number;
+  readonly readStates: readonly ReadState[];
+  readonly events: readonly NodeEvent[];
+}

@@ -1,0 +1,42 @@
+/**
+ * A process's local clock: virtual time scaled by a drift rate plus an offset.
+ * local(t) = baseLocal + (t - baseT) + floor((t - baseT) * driftPpm / 1e6).
+ * Changing the drift re-bases the clock so the reading never jumps; a jump is explicit.
+ */
+export interface ClockState {
+  readonly baseT: number;
+  readonly baseLocal: number;
+  readonly driftPpm: number;
+}
+
+export const MAX_DRIFT_PPM = 500_000;
+
+export function newClock(): ClockState {
+  return { baseT: 0, baseLocal: 0, driftPpm: 0 };
+}
+
+export function localTime(c: ClockState, t: number): number {
+  const u = t - c.baseT;
+  return c.baseLocal + u + Math.floor((u * c.driftPpm) / 1_000_000);
+}
+
+/** The earliest virtual time >= from at which the local clock reads at least `local`. */
+export function virtualAt(c: ClockState, local: number, from: number): number {
+  if (localTime(c, from) >= local) return from;
+  let u = Math.ceil(((local - c.baseLocal) * 1_000_000) / (1_000_000 + c.driftPpm));
+  if (c.baseT + u < from) u = from - c.baseT;
+  while (localTime(c, c.baseT + u) < local) u++;
+  while (u > 0 && c.baseT + u - 1 >= from && localTime(c, c.baseT + u - 1) >= local) u--;
+  return c.baseT + u;
+}
+
+export function withDrift(c: ClockState, t: number, driftPpm: number): ClockState {
+  if (!Number.isInteger(driftPpm) || Math.abs(driftPpm) > MAX_DRIFT_PPM) {
+    throw new Error(`drift must be an integer within ±${MAX_DRIFT_PPM} ppm, got ${driftPpm}`);
+  }
+  return { baseT: t, baseLocal: localTime(c, t), driftPpm };
+}
+
+export function withJump(c: ClockState, t: number, jumpUs: number): ClockState {
+  return { baseT: t, baseLocal: localTime(c, t) + jumpUs, driftPpm: c.driftPpm };
+}

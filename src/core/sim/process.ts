@@ -1,0 +1,23 @@
+/** The contract between the simulator and anything it runs (Raft nodes, clients, later storage). */
+import type { Payload, ProcEvent, ProcId } from "./trace";
+
+export interface ProcessContext {
+  /** The process's own local clock reading, in µs (drifts; jumps after a pause). */
+  readonly now: number;
+  send(to: ProcId, payload: Payload): void;
+  emit(event: ProcEvent): void;
+}
+
+export interface ProcessLogic {
+  readonly kind: "node" | "client";
+  /** Called at boot and after every restart, with only the persisted state left. */
+  start(ctx: ProcessContext): void;
+  onMessage(ctx: ProcessContext, from: ProcId, payload: Payload): void;
+  onTimer(ctx: ProcessContext): void;
+  /** The next local time at which onTimer has work, or null for none. */
+  nextDeadline(): number | null;
+  /** Loses every piece of volatile state; only the simulated disk survives. */
+  crash(): void;
+  /** A deep copy for snapshots. */
+  clone(): ProcessLogic;
+}

@@ -1,0 +1,731 @@
+/**
+ * The discrete-event simulator. Virtual time is integer microseconds; the queue is
+ * ordered by (time, sequence); the only randomness is the seeded PRNG, forked per
+ * node and per purpose. The same seed and the same actions give the same trace,
+ * however time is advanced.
+ */
+import { type ClientOp, KvClient } from "../kv/client";
+import { type Disk, RaftServer } from "../raft/server";
+import type { NodeId, RaftConfig } from "../raft/types";
+import { type Checkers as CheckersT, Checkers, type CheckerHost, type Violation } from "./checkers";
+import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
+import { clientIds, configProblems, type SimConfig, nodeIds } from "./config";
+import { EventHeap } from "./heap";
+import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
+import type { ProcessContext, ProcessLogic } from "./process";
+import { Rng, type RngState } from "./rng";
+import { ms } from "./time";
+import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
+
+/** A message on the wire. Immutable once sent. */
+export interface Envelope {
+  readonly id: number;
+  readonly from: ProcId;
+  readonly to: ProcId;
+  readonly sentAt: number;
+  readonly deliverAt: number;
+  readonly payload: Payload;
+  /** Decided when sent: lost on the way, or blocked by a partition or cut link. */
+  readonly fate: "ok" | "loss" | "partition" | "cut";
+  readonly dup: boolean;
+}
+
+/**
+ * A process reference: an id ("n3", "c1"), or a role resolved when the action
+ * runs: "leader" (the up node leading the highest term), "follower" (the first
+ * up node that is not leader), "any-node" / "any-client" (random, seeded).
+ */
+export type ProcRef = string;
+
+export type Action =
+  | { readonly type: "crash"; readonly proc: ProcRef }
+  | { readonly type: "restart"; readonly proc: ProcRef }
+  | { readonly type: "pause"; readonly proc: ProcRef; readonly durationUs: number }
+  | { readonly type: "resume"; readonly proc: ProcRef }
+  | { readonly type: "partition"; readonly groups: readonly (readonly ProcRef[])[] }
+  | { readonly type: "heal" }
+  | { readonly type: "cut"; readonly from: ProcRef; readonly to: ProcRef }
+  | { readonly type: "clock"; readonly proc: ProcRef; readonly driftPpm?: number; readonly jumpUs?: number }
+  | {
+      readonly type: "network";
+      readonly dropRate?: number;
+      readonly duplicateRate?: number;
+      readonly latencyMinUs?: number;
+      readonly latencyMaxUs?: number;
+    }
+  | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
+  | { readonly type: "timeout"; readonly proc: ProcRef }
+  | { readonly type: "drop-message"; readonly id: number }
+  | { readonly type: "note"; readonly text: string };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+type QItem =
+  | { readonly at: number; readonly seq: number; readonly type: "deliver"; readonly env: Envelope }
+  | { readonly at: number; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
+  | { readonly at: number; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
+  | { readonly at: number; readonly seq: number; readonly type: "action"; readonly action: Action }
+  | { readonly at: number; readonly seq: number; readonly type: "nemesis" };
+
+export type ProcStatus = "up" | "down" | "paused";
+
+interface Proc {
+  readonly id: ProcId;
+  logic: ProcessLogic;
+  status: ProcStatus;
+  clock: ClockState;
+  timerGen: number;
+  timerAt: number | null;
+  pauseGen: number;
+  pausedUntil: number | null;
+  /** Messages that arrived while paused, with their arrival time. */
+  inbox: { env: Envelope; at: number }[];
+}
+
+interface NetState {
+  latencyMinUs: number;
+  latencyMaxUs: number;
+  dropRate: number;
+  duplicateRate: number;
+  /** Partition group of each process named in a partition; unnamed ones reach everyone. */
+  groupOf: Record<ProcId, number>;
+  /** One-way cuts "from>to". */
+  cuts: string[];
+}
+
+export interface SimSnapshot {
+  readonly now: number;
+  readonly seq: number;
+  readonly msgId: number;
+  readonly eventCount: number;
+  readonly queue: readonly QItem[];
+  readonly procs: readonly Proc[];
+  readonly net: NetState;
+  readonly netRng: RngState;
+  readonly refRng: RngState;
+  readonly nemesis: NemesisState | null;
+  readonly hash: [number, number];
+  readonly checkers: CheckersT | null;
+  readonly violations: readonly Violation[];
+  readonly halted: boolean;
+}
+
+export type TraceListener = (e: TraceEvent) => void;
+
+export class Simulation implements CheckerHost {
+  readonly config: SimConfig;
+  readonly nodeIds: readonly NodeId[];
+  readonly clientIds: readonly ProcId[];
+
+  private _now = 0;
+  private seq = 0;
+  private msgId = 0;
+  private eventCount = 0;
+  private queue = new EventHeap<QItem>();
+  private procs = new Map<ProcId, Proc>();
+  private net: NetState;
+  private netRng: Rng;
+  private refRng: Rng;
+  private nemesisState: NemesisState | null = null;
+  private hasher = new TraceHasher();
+  private checkers: Checkers | null;
+  private _violations: Violation[] = [];
+  private _halted = false;
+  private listeners: TraceListener[] = [];
+  /** Events of the current step, so callers can see what one step did. */
+  private stepEvents: TraceEvent[] | null = null;
+
+  constructor(config: SimConfig, nemesis?: NemesisConfig) {
+    const problems = configProblems(config);
+    if (problems.length > 0) throw new Error(`invalid simulation settings: ${problems.join("; ")}`);
+    this.config = config;
+    const root = Rng.fromSeed(config.seed);
+    this.netRng = root.fork("net");
+    this.refRng = root.fork("refs");
+    this.nodeIds = nodeIds(config.nodes);
+    this.clientIds = clientIds(config.clients.count);
+    const n = config.network;
+    this.net = {
+      latencyMinUs: ms(n.latencyMinMs),
+      latencyMaxUs: ms(n.latencyMaxMs),
+      dropRate: n.dropRate,
+      duplicateRate: n.duplicateRate,
+      groupOf: {},
+      cuts: [],
+    };
+    this.checkers = config.checkers ? new Checkers(this) : null;
+    const r = config.raft;
+    for (const id of this.nodeIds) {
+      const cfg: RaftConfig = {
+        id,
+        voters: this.nodeIds,
+        electionTimeoutMinUs: ms(r.electionTimeoutMinMs),
+        electionTimeoutMaxUs: ms(r.electionTimeoutMaxMs),
+        heartbeatIntervalUs: ms(r.heartbeatIntervalMs),
+        preVote: r.preVote,
+        checkQuorum: r.checkQuorum,
+        maxEntriesPerAppend: r.maxEntriesPerAppend,
+      };
+      this.addProc(id, new RaftServer(cfg, root.fork(`node:${id}`)));
+    }
+    const c = config.clients;
+    for (const id of this.clientIds) {
+      const client = new KvClient(
+        {
+          id,
+          servers: this.nodeIds,
+          requestTimeoutUs: ms(c.requestTimeoutMs),
+          retryBackoffUs: ms(c.retryBackoffMs),
+          maxAttempts: c.maxAttempts,
+          workload: c.workload,
+          keys: c.keys,
+          readFraction: c.readFraction,
+          thinkTimeMinUs: ms(c.thinkTimeMinMs),
+          thinkTimeMaxUs: ms(c.thinkTimeMaxMs),
+        },
+        root.fork(`client:${id}`),
+      );
+      this.addProc(id, client);
+    }
+    for (const p of this.procs.values()) this.run(p, (ctx) => p.logic.start(ctx));
+    if (nemesis !== undefined) {
+      this.nemesisState = new NemesisState(nemesis, root.fork("nemesis"));
+      this.push({ type: "nemesis", at: this._now + this.nemesisState.nextDelayUs() });
+    }
+  }
+
+  // ---- public read-only views -------------------------------------------------
+
+  get now(): number {
+    return this._now;
+  }
+  get seed(): number {
+    return this.config.seed;
+  }
+  get violations(): readonly Violation[] {
+    return this._violations;
+  }
+  get halted(): boolean {
+    return this._halted;
+  }
+  get traceHash(): string {
+    return this.hasher.hex;
+  }
+  get eventsProcessed(): number {
+    return this.eventCount;
+  }
+  get pendingEvents(): number {
+    return this.queue.size;
+  }
+  get network(): Readonly<NetState> {
+    return this.net;
+  }
+  get checker(): Checkers | null {
+    return this.checkers;
+  }
+
+  status(id: ProcId): ProcStatus {
+    return this.proc(id).status;
+  }
+  server(id: NodeId): RaftServer {
+    const l = this.proc(id).logic;
+    if (!(l instanceof RaftServer)) throw new Error(`${id} is not a Raft node`);
+    return l;
+  }
+  client(id: ProcId): KvClient {
+    const l = this.proc(id).logic;
+    if (!(l instanceof KvClient)) throw new Error(`${id} is not a client`);
+    return l;
+  }
+  diskOf(id: ProcId): Disk | undefined {
+    const l = this.procs.get(id)?.logic;
+    return l instanceof RaftServer ? l.disk : undefined;
+  }
+  /** The process's local clock reading now. */
+  localNow(id: ProcId): number {
+    return localTime(this.proc(id).clock, this._now);
+  }
+  clockOf(id: ProcId): ClockState {
+    return this.proc(id).clock;
+  }
+  /** Messages on the wire (including ones that will be dropped on arrival). */
+  inFlight(): Envelope[] {
+    const out: Envelope[] = [];
+    for (const q of this.queue.all()) if (q.type === "deliver") out.push(q.env);
+    return out.sort((a, b) => a.id - b.id);
+  }
+  /** The up node that leads the highest term, if any. */
+  leader(): NodeId | null {
+    let best: NodeId | null = null;
+    let bestTerm = -1;
+    for (const id of this.nodeIds) {
+      const p = this.proc(id);
+      const node = (p.logic as RaftServer).node;
+      if (p.status !== "down" && node !== null && node.role === "leader" && node.term > bestTerm) {
+        best = id;
+        bestTerm = node.term;
+      }
+    }
+    return best;
+  }
+  isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
+    if (this.net.cuts.includes(`${from}>${to}`)) return "cut";
+    const a = this.net.groupOf[from];
+    const b = this.net.groupOf[to];
+    return a !== undefined && b !== undefined && a !== b ? "partition" : null;
+  }
+
+  onTrace(listener: TraceListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  // ---- driving -----------------------------------------------------------------
+
+  /** Processes every event up to and including `time`, then sets the clock to `time`. */
+  advanceTo(time: number): void {
+    if (!Number.isSafeInteger(time)) throw new Error(`advanceTo: time must be an integer number of µs, got ${time}`);
+    if (time < this._now) throw new Error(`advanceTo: cannot go back from ${this._now} to ${time}`);
+    for (;;) {
+      if (this._halted) return;
+      const top = this.queue.peek();
+      if (top === undefined || top.at > time) break;
+      this.queue.pop();
+      this.process(top);
+    }
+    this._now = time;
+  }
+
+  /** Processes exactly one event (skipping cancelled timers). Returns the trace events it produced. */
+  step(): TraceEvent[] {
+    if (this._halted) return [];
+    const events: TraceEvent[] = [];
+    this.stepEvents = events;
+    try {
+      for (;;) {
+        const top = this.queue.pop();
+        if (top === undefined) return events;
+        if (this.process(top)) return events;
+      }
+    } finally {
+      this.stepEvents = null;
+    }
+  }
+
+  /** Time of the next event that will do something, or null if none is queued. */
+  nextEventTime(): number | null {
+    return this.queue.peek()?.at ?? null;
+  }
+
+  /** Runs an action now. Throws on a reference that names nothing. */
+  act(action: Action): void {
+    this.apply(action);
+  }
+
+  /** Queues an action for a later time. */
+  schedule(at: number, action: Action): void {
+    if (at < this._now) throw new Error(`schedule: ${at} is in the past (now ${this._now})`);
+    this.push({ type: "action", at, action });
+  }
+
+  /** Stops the run: advancing and stepping do nothing from now on. */
+  halt(): void {
+    this._halted = true;
+  }
+
+  // ---- snapshots -----------------------------------------------------------------
+
+  snapshot(): SimSnapshot {
+    return {
+      now: this._now,
+      seq: this.seq,
+      msgId: this.msgId,
+      eventCount: this.eventCount,
+      queue: this.queue.snapshot(),
+      procs: [...this.procs.values()].map(cloneProc),
+      net: cloneNet(this.net),
+      netRng: this.netRng.snapshot(),
+      refRng: this.refRng.snapshot(),
+      nemesis: this.nemesisState?.clone() ?? null,
+      hash: this.hasher.state(),
+      checkers: this.checkers?.clone(this) ?? null,
+      violations: this._violations.slice(),
+      halted: this._halted,
+    };
+  }
+
+  /** Puts the simulation back to a snapshot (which stays reusable). Listeners are kept. */
+  restore(s: SimSnapshot): void {
+    this._now = s.now;
+    this.seq = s.seq;
+    this.msgId = s.msgId;
+    this.eventCount = s.eventCount;
+    this.queue = new EventHeap(s.queue.slice());
+    this.procs = new Map(s.procs.map((p) => [p.id, cloneProc(p)]));
+    this.net = cloneNet(s.net);
+    this.netRng = Rng.restore(s.netRng);
+    this.refRng = Rng.restore(s.refRng);
+    this.nemesisState = s.nemesis?.clone() ?? null;
+    this.hasher = new TraceHasher(s.hash[0], s.hash[1]);
+    this.checkers = s.checkers?.clone(this) ?? null;
+    this._violations = s.violations.slice();
+    this._halted = s.halted;
+  }
+
+  // ---- CheckerHost -----------------------------------------------------------------
+
+  report(v: Omit<Violation, "time" | "seed">): void {
+    const full: Violation = { ...v, time: this._now, seed: this.config.seed };
+    this._violations.push(full);
+    this.emit({ kind: "violation", invariant: v.invariant, nodes: v.nodes, detail: v.detail });
+    if (this.config.stopOnViolation) this._halted = true;
+  }
+
+  // ---- internals -----------------------------------------------------------------
+
+  private addProc(id: ProcId, logic: ProcessLogic): void {
+    this.procs.set(id, {
+      id,
+      logic,
+      status: "up",
+      clock: newClock(),
+      timerGen: 0,
+      timerAt: null,
+      pauseGen: 0,
+      pausedUntil: null,
+      inbox: [],
+    });
+  }
+
+  private proc(id: ProcId): Proc {
+    const p = this.procs.get(id);
+    if (p === undefined) throw new Error(`no process named "${id}"`);
+    return p;
+  }
+
+  private push(item: DistributiveOmit<QItem, "seq">): void {
+    this.queue.push({ ...item, seq: this.seq++ } as QItem);
+  }
+
+  /** Returns false when the item turned out to be a cancelled timer (nothing happened). */
+  private process(q: QItem): boolean {
+    this._now = q.at;
+    switch (q.type) {
+      case "deliver":
+        this.deliver(q.env);
+        return true;
+      case "timer": {
+        const p = this.proc(q.proc);
+        if (q.gen !== p.timerGen) return false;
+        p.timerAt = null;
+        if (p.status !== "up") return false;
+        this.run(p, (ctx) => p.logic.onTimer(ctx));
+        return true;
+      }
+      case "wake": {
+        const p = this.proc(q.proc);
+        if (q.gen !== p.pauseGen || p.status !== "paused") return false;
+        this.wake(p);
+        return true;
+      }
+      case "action":
+        this.apply(q.action);
+        return true;
+      case "nemesis": {
+        const n = this.nemesisState;
+        if (n === null) return false;
+        const actions = nemesisStep(n, this);
+        for (const a of actions) this.apply(a);
+        this.push({ type: "nemesis", at: this._now + n.nextDelayUs() });
+        return true;
+      }
+    }
+  }
+
+  private emit(body: SimEvent | ({ proc: ProcId } & ProcEvent)): void {
+    const e = { t: this._now, n: this.eventCount++, ...body } as TraceEvent;
+    if (this.config.hashTrace) this.hasher.add(e);
+    this.checkers?.observe(e);
+    if (this.stepEvents !== null) this.stepEvents.push(e);
+    for (const l of this.listeners) l(e);
+  }
+
+  private run(p: Proc, fn: (ctx: ProcessContext) => void): void {
+    const ctx: ProcessContext = {
+      now: localTime(p.clock, this._now),
+      send: (to, payload) => this.send(p.id, to, payload),
+      emit: (ev) => this.emit({ proc: p.id, ...ev }),
+    };
+    fn(ctx);
+    this.rearm(p);
+  }
+
+  /** Keeps exactly one live timer event per process, at its next deadline. */
+  private rearm(p: Proc): void {
+    if (p.status !== "up") return;
+    const d = p.logic.nextDeadline();
+    if (d === null) {
+      if (p.timerAt !== null) {
+        p.timerGen++;
+        p.timerAt = null;
+      }
+      return;
+    }
+    const at = virtualAt(p.clock, d, this._now);
+    if (at === p.timerAt) return;
+    p.timerGen++;
+    p.timerAt = at;
+    this.push({ type: "timer", at, proc: p.id, gen: p.timerGen });
+  }
+
+  private send(from: ProcId, to: ProcId, payload: Payload): void {
+    if (!this.procs.has(to)) throw new Error(`${from} sent to unknown process ${to}`);
+    const copies = this.netRng.chance(this.net.duplicateRate) ? 2 : 1;
+    for (let i = 0; i < copies; i++) {
+      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs);
+      const blocked = this.isBlocked(from, to);
+      const lost = this.netRng.chance(this.net.dropRate);
+      const env: Envelope = {
+        id: ++this.msgId,
+        from,
+        to,
+        sentAt: this._now,
+        deliverAt: this._now + latency,
+        payload,
+        fate: blocked ?? (lost ? "loss" : "ok"),
+        dup: i > 0,
+      };
+      this.emit({ kind: "send", id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup });
+      this.push({ type: "deliver", at: env.deliverAt, env });
+    }
+  }
+
+  private drop(env: Envelope, reason: DropReason): void {
+    this.emit({ kind: "drop", id: env.id, from: env.from, to: env.to, reason });
+  }
+
+  private deliver(env: Envelope): void {
+    const p = this.proc(env.to);
+    const refused: DropReason | null =
+      env.fate !== "ok"
+        ? env.fate
+        : (this.isBlocked(env.from, env.to) ??
+          (p.status === "down" ? "down" : p.status === "paused" && p.inbox.length >= this.config.inboxLimit ? "inbox-full" : null));
+    if (refused !== null) {
+      this.drop(env, refused);
+      return;
+    }
+    if (p.status === "paused") {
+      p.inbox.push({ env, at: this._now });
+      return;
+    }
+    this.emit({ kind: "deliver", id: env.id, from: env.from, to: env.to });
+    this.run(p, (ctx) => p.logic.onMessage(ctx, env.from, env.payload));
+  }
+
+  /**
+   * End of a pause: everything that came due while the process was frozen now
+   * happens at once, in the order it came due (messages by arrival, the timer by its deadline).
+   */
+  private wake(p: Proc): void {
+    p.status = "up";
+    p.pausedUntil = null;
+    this.emit({ kind: "resume", proc: p.id });
+    const inbox = p.inbox;
+    p.inbox = [];
+    let guard = inbox.length + 1000;
+    for (;;) {
+      if (guard-- <= 0) throw new Error(`${p.id}: runaway timer after resume`);
+      if (p.status !== "up") return;
+      const d = p.logic.nextDeadline();
+      const dueAt = d === null ? Number.POSITIVE_INFINITY : virtualAt(p.clock, d, 0);
+      const next = inbox[0];
+      if (dueAt <= this._now && (next === undefined || dueAt <= next.at)) {
+        this.run(p, (ctx) => p.logic.onTimer(ctx));
+        continue;
+      }
+      if (next === undefined) break;
+      inbox.shift();
+      this.emit({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to });
+      this.run(p, (ctx) => p.logic.onMessage(ctx, next.env.from, next.env.payload));
+    }
+    this.rearm(p);
+  }
+
+  /** Resolves "leader", "follower", "any-node", "any-client" or an id. */
+  resolve(ref: ProcRef): ProcId {
+    if (this.procs.has(ref)) return ref;
+    const upNodes = this.nodeIds.filter((id) => this.proc(id).status !== "down");
+    switch (ref) {
+      case "leader": {
+        const l = this.leader();
+        if (l === null) throw new Error(`"leader": no node is leader at ${this._now}µs`);
+        return l;
+      }
+      case "follower": {
+        const l = this.leader();
+        const f = upNodes.find((id) => id !== l);
+        if (f === undefined) throw new Error(`"follower": no node other than the leader is up at ${this._now}µs`);
+        return f;
+      }
+      case "any-node":
+        return this.refRng.pick(this.nodeIds);
+      case "any-client":
+        return this.refRng.pick(this.clientIds);
+      default:
+        throw new Error(`no process named "${ref}" (nodes are ${this.nodeIds.join(", ")}; also "leader", "follower", "any-node")`);
+    }
+  }
+
+  private apply(a: Action): void {
+    switch (a.type) {
+      case "crash": {
+        const p = this.proc(this.resolve(a.proc));
+        if (p.status === "down") return;
+        p.status = "down";
+        p.logic.crash();
+        for (const m of p.inbox) this.drop(m.env, "down");
+        p.inbox = [];
+        p.timerGen++;
+        p.timerAt = null;
+        p.pauseGen++;
+        p.pausedUntil = null;
+        this.emit({ kind: "crash", proc: p.id });
+        return;
+      }
+      case "restart": {
+        const p = this.proc(this.resolve(a.proc));
+        if (p.status !== "down") return;
+        p.status = "up";
+        this.emit({ kind: "restart", proc: p.id });
+        this.run(p, (ctx) => p.logic.start(ctx));
+        return;
+      }
+      case "pause": {
+        const p = this.proc(this.resolve(a.proc));
+        if (p.status !== "up") return;
+        if (!Number.isSafeInteger(a.durationUs) || a.durationUs <= 0)
+          throw new Error(`pause: duration must be positive, got ${a.durationUs}µs`);
+        p.status = "paused";
+        p.pauseGen++;
+        p.pausedUntil = this._now + a.durationUs;
+        p.timerGen++;
+        p.timerAt = null;
+        this.emit({ kind: "pause", proc: p.id, untilUs: p.pausedUntil });
+        this.push({ type: "wake", at: p.pausedUntil, proc: p.id, gen: p.pauseGen });
+        return;
+      }
+      case "resume": {
+        const p = this.proc(this.resolve(a.proc));
+        if (p.status !== "paused") return;
+        p.pauseGen++;
+        this.wake(p);
+        return;
+      }
+      case "partition": {
+        const groupOf: Record<ProcId, number> = {};
+        const groups = a.groups.map((g) => g.map((r) => this.resolve(r)));
+        groups.forEach((g, i) => {
+          for (const id of g) {
+            if (groupOf[id] !== undefined) throw new Error(`partition: ${id} is in two groups`);
+            groupOf[id] = i;
+          }
+        });
+        this.net.groupOf = groupOf;
+        this.emit({ kind: "partition", groups });
+        return;
+      }
+      case "heal":
+        this.net.groupOf = {};
+        this.net.cuts = [];
+        this.emit({ kind: "heal" });
+        return;
+      case "cut": {
+        const from = this.resolve(a.from);
+        const to = this.resolve(a.to);
+        const key = `${from}>${to}`;
+        if (!this.net.cuts.includes(key)) this.net.cuts.push(key);
+        this.emit({ kind: "cut", from, to });
+        return;
+      }
+      case "clock": {
+        const p = this.proc(this.resolve(a.proc));
+        let c = p.clock;
+        if (a.driftPpm !== undefined) c = withDrift(c, this._now, a.driftPpm);
+        if (a.jumpUs !== undefined) c = withJump(c, this._now, a.jumpUs);
+        p.clock = c;
+        this.emit({ kind: "clock", proc: p.id, driftPpm: c.driftPpm, jumpUs: a.jumpUs ?? 0 });
+        if (p.status === "up") {
+          p.timerAt = null;
+          this.rearm(p);
+        }
+        return;
+      }
+      case "network": {
+        const n = { ...this.net };
+        if (a.dropRate !== undefined) n.dropRate = a.dropRate;
+        if (a.duplicateRate !== undefined) n.duplicateRate = a.duplicateRate;
+        if (a.latencyMinUs !== undefined) n.latencyMinUs = a.latencyMinUs;
+        if (a.latencyMaxUs !== undefined) n.latencyMaxUs = a.latencyMaxUs;
+        if (!(n.dropRate >= 0 && n.dropRate <= 1 && n.duplicateRate >= 0 && n.duplicateRate <= 1)) {
+          throw new Error("network: rates must be between 0 and 1");
+        }
+        if (!(Number.isSafeInteger(n.latencyMinUs) && n.latencyMinUs >= 0 && n.latencyMaxUs >= n.latencyMinUs)) {
+          throw new Error("network: latency must be a non-negative range");
+        }
+        this.net = n;
+        this.emit({
+          kind: "network",
+          dropRate: n.dropRate,
+          duplicateRate: n.duplicateRate,
+          latencyMinUs: n.latencyMinUs,
+          latencyMaxUs: n.latencyMaxUs,
+        });
+        return;
+      }
+      case "submit": {
+        const p = this.proc(this.resolve(a.client));
+        const logic = p.logic;
+        if (!(logic instanceof KvClient)) throw new Error(`submit: ${p.id} is not a client`);
+        if (p.status !== "up") return;
+        this.run(p, (ctx) => logic.submit(ctx, a.op));
+        return;
+      }
+      case "timeout": {
+        const p = this.proc(this.resolve(a.proc));
+        const logic = p.logic;
+        if (!(logic instanceof RaftServer) || p.status !== "up") return;
+        this.emit({ kind: "timeout", proc: p.id });
+        this.run(p, (ctx) => logic.forceTimeout(ctx));
+        return;
+      }
+      case "drop-message": {
+        const removed = this.queue.removeWhere((q) => q.type === "deliver" && q.env.id === a.id);
+        for (const q of removed) if (q.type === "deliver") this.drop(q.env, "user");
+        for (const p of this.procs.values()) {
+          const i = p.inbox.findIndex((m) => m.env.id === a.id);
+          if (i >= 0) {
+            const [m] = p.inbox.splice(i, 1);
+            if (m) this.drop(m.env, "user");
+          }
+        }
+        return;
+      }
+      case "note":
+        this.emit({ kind: "note", text: a.text });
+        return;
+    }
+  }
+}
+
+function cloneProc(p: Proc): Proc {
+  return { ...p, logic: p.logic.clone(), inbox: p.inbox.slice() };
+}
+
+function cloneNet(n: NetState): NetState {
+  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice() };
+}
+
+export type { NemesisConfig } from "./nemesis";

@@ -1,0 +1,48 @@
+/** Virtual time is an integer number of microseconds. */
+export type Micros = number;
+
+export const US_PER_MS = 1000;
+export const US_PER_S = 1_000_000;
+
+export const ms = (n: number): Micros => Math.round(n * US_PER_MS);
+export const sec = (n: number): Micros => Math.round(n * US_PER_S);
+
+const DURATION = /^\s*(-?\d+(?:\.\d+)?)\s*(us|µs|ms|s|m|min|h)?\s*$/;
+
+/**
+ * Parses "250ms", "1.5s", "2m", "3h", "40us" or a bare number of milliseconds.
+ * Returns microseconds, or an error message.
+ */
+export function parseDuration(input: string | number): { ok: true; us: Micros } | { ok: false; error: string } {
+  if (typeof input === "number") {
+    if (!Number.isFinite(input)) return { ok: false, error: `not a finite number of milliseconds: ${input}` };
+    return { ok: true, us: ms(input) };
+  }
+  const m = DURATION.exec(input);
+  if (!m) return { ok: false, error: `not a duration: "${input}" (try "250ms", "1.5s", "2m")` };
+  const n = Number(m[1]);
+  const unit = m[2] ?? "ms";
+  const factor =
+    unit === "us" || unit === "µs"
+      ? 1
+      : unit === "ms"
+        ? US_PER_MS
+        : unit === "s"
+          ? US_PER_S
+          : unit === "h"
+            ? 3600 * US_PER_S
+            : 60 * US_PER_S;
+  return { ok: true, us: Math.round(n * factor) };
+}
+
+/** "1.234s", "250ms", "40µs": short and readable. */
+export function formatMicros(us: Micros): string {
+  const a = Math.abs(us);
+  if (a >= US_PER_S) return `${trim(us / US_PER_S, 3)}s`;
+  if (a >= US_PER_MS) return `${trim(us / US_PER_MS, 1)}ms`;
+  return `${us}µs`;
+}
+
+function trim(n: number, digits: number): string {
+  return n.toFixed(digits).replace(/\.?0+$/, "");
+}
