@@ -107,7 +107,14 @@ export interface SimSnapshot {
   readonly hash: [number, number];
   readonly checkers: CheckersT | null;
   readonly violations: readonly Violation[];
+  readonly actionFailures: readonly ActionFailure[];
   readonly halted: boolean;
+}
+
+export interface ActionFailure {
+  readonly time: number;
+  readonly action: Action;
+  readonly error: string;
 }
 
 export type TraceListener = (e: TraceEvent) => void;
@@ -131,6 +138,7 @@ export class Simulation implements CheckerHost {
   private checkers: Checkers | null;
   private _violations: Violation[] = [];
   private _halted = false;
+  private _actionFailures: ActionFailure[] = [];
   private listeners: TraceListener[] = [];
   /** Events of the current step, so callers can see what one step did. */
   private stepEvents: TraceEvent[] | null = null;
@@ -204,6 +212,10 @@ export class Simulation implements CheckerHost {
   }
   get violations(): readonly Violation[] {
     return this._violations;
+  }
+  /** Scheduled actions that could not run, and why. */
+  get actionFailures(): readonly ActionFailure[] {
+    return this._actionFailures;
   }
   get halted(): boolean {
     return this._halted;
@@ -352,6 +364,7 @@ export class Simulation implements CheckerHost {
       hash: this.hasher.state(),
       checkers: this.checkers?.clone(this) ?? null,
       violations: this._violations.slice(),
+      actionFailures: this._actionFailures.slice(),
       halted: this._halted,
     };
   }
@@ -371,6 +384,7 @@ export class Simulation implements CheckerHost {
     this.hasher = new TraceHasher(s.hash[0], s.hash[1]);
     this.checkers = s.checkers?.clone(this) ?? null;
     this._violations = s.violations.slice();
+    this._actionFailures = s.actionFailures.slice();
     this._halted = s.halted;
   }
 
@@ -431,7 +445,15 @@ export class Simulation implements CheckerHost {
         return true;
       }
       case "action":
-        this.apply(q.action);
+        try {
+          this.apply(q.action);
+        } catch (e) {
+          // A scheduled action that cannot run (e.g. "crash the leader" with no leader) is
+          // skipped and reported, never fatal: the run, and the user's work, go on.
+          const error = (e as Error).message;
+          this._actionFailures.push({ time: this._now, action: q.action, error });
+          this.emit({ kind: "note", text: `${q.action.type} skipped: ${error}` });
+        }
         return true;
       case "nemesis": {
         const n = this.nemesisState;

@@ -1,0 +1,258 @@
+/**
+ * Headless runner: scenarios, seed sweeps, the random nemesis, NDJSON traces and
+ * JSON results. Exit 0 when every run is clean, 1 on any invariant violation or
+ * failed expectation (printing the seed that reproduces it), 2 on bad input.
+ */
+import { createWriteStream, readFileSync, type WriteStream } from "node:fs";
+import { parseArgs } from "node:util";
+import { type RunResult, runScenario } from "../core/scenario/runner";
+import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
+import { MAX_NODES } from "../core/sim/config";
+import { formatMicros, parseDuration } from "../core/sim/time";
+import { toNdjson } from "../core/sim/trace";
+
+const USAGE = `Usage: npm run sim -- [options]
+
+  --scenario FILE     run a scenario file (repeatable); without it, a default run
+  --seed N            the seed (overrides the scenario's)
+  --seeds A..B        a sweep over seeds A to B inclusive
+  --nodes N           cluster size, 1 to ${MAX_NODES}
+  --duration D        run length, e.g. 30s, 1500ms, 2m
+  --clients N         clients with a random workload (default run only; default 2)
+  --nemesis random    random crashes, restarts, partitions, pauses, drift, loss
+  --trace FILE        write every trace event as NDJSON (one run only)
+  --json              print one JSON document on stdout
+  --no-checkers       turn the invariant checkers off (faster, for benchmarks)
+  --quiet             print failures and the summary only
+  --help              this text
+
+Exit status: 0 all clean, 1 a violation or failed expectation, 2 bad input.`;
+
+class UsageError extends Error {}
+
+interface Options {
+  scenarios: { file: string; scenario: Scenario }[];
+  seeds: number[] | null;
+  nodes: number | undefined;
+  durationUs: number | undefined;
+  clients: number;
+  nemesis: boolean;
+  trace: string | undefined;
+  json: boolean;
+  checkers: boolean;
+  quiet: boolean;
+}
+
+function parseOptions(argv: string[]): Options | "help" {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        scenario: { type: "string", multiple: true },
+        seed: { type: "string" },
+        seeds: { type: "string" },
+        nodes: { type: "string" },
+        duration: { type: "string" },
+        clients: { type: "string" },
+        nemesis: { type: "string" },
+        trace: { type: "string" },
+        json: { type: "boolean", default: false },
+        "no-checkers": { type: "boolean", default: false },
+        quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+      allowPositionals: false,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  if (v.help) return "help";
+
+  const int = (name: string, text: string | undefined, lo: number, hi: number): number | undefined => {
+    if (text === undefined) return undefined;
+    if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${name} must be a whole number, got "${text}"`);
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < lo || n > hi) throw new UsageError(`--${name} must be from ${lo} to ${hi}, got ${text}`);
+    return n;
+  };
+
+  let seeds: number[] | null = null;
+  if (v.seed !== undefined && v.seeds !== undefined) throw new UsageError("give --seed or --seeds, not both");
+  const seed = int("seed", v.seed as string | undefined, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  if (seed !== undefined) seeds = [seed];
+  if (typeof v.seeds === "string") {
+    const m = /^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$/.exec(v.seeds);
+    if (!m) throw new UsageError(`--seeds takes a range like 1..500, got "${v.seeds}"`);
+    const a = Number(m[1]);
+    const b = Number(m[2]);
+    if (b < a) throw new UsageError(`--seeds: ${b} is below ${a}`);
+    if (b - a >= 1_000_000) throw new UsageError("--seeds: at most 1,000,000 seeds in one sweep");
+    seeds = Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  }
+
+  let durationUs: number | undefined;
+  if (typeof v.duration === "string") {
+    const d = parseDuration(v.duration);
+    if (!d.ok) throw new UsageError(`--duration: ${d.error}`);
+    if (d.us <= 0 || d.us > 24 * 3600 * 1_000_000) throw new UsageError("--duration must be between 1µs and 24h");
+    durationUs = d.us;
+  }
+
+  if (v.nemesis !== undefined && v.nemesis !== "random" && v.nemesis !== "none") {
+    throw new UsageError(`--nemesis takes "random" or "none", got "${v.nemesis}"`);
+  }
+
+  const files = (v.scenario as string[] | undefined) ?? [];
+  const scenarios = files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new UsageError(`cannot read scenario ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    const r = parseScenarioText(text);
+    if (!r.ok) throw new UsageError(`scenario ${file} is not valid:\n  ${r.errors.join("\n  ")}`);
+    return { file, scenario: r.scenario };
+  });
+
+  const opts: Options = {
+    scenarios,
+    seeds,
+    nodes: int("nodes", v.nodes as string | undefined, 1, MAX_NODES),
+    durationUs,
+    clients: int("clients", v.clients as string | undefined, 0, 50) ?? 2,
+    nemesis: v.nemesis === "random",
+    trace: v.trace as string | undefined,
+    json: v.json === true,
+    checkers: v["no-checkers"] !== true,
+    quiet: v.quiet === true,
+  };
+  const runs = Math.max(1, scenarios.length) * (seeds?.length ?? 1);
+  if (opts.trace !== undefined && runs > 1) throw new UsageError("--trace writes one run: give one scenario and one seed");
+  return opts;
+}
+
+/** The run used when no scenario file is given: clients writing, optionally the nemesis. */
+function defaultScenario(o: Options): Scenario {
+  const r = parseScenario({
+    name: o.nemesis ? "random nemesis" : "default",
+    duration: o.durationUs === undefined ? "10s" : `${o.durationUs}us`,
+    clients: { count: o.clients, workload: "random" },
+    ...(o.nemesis ? { nemesis: { includeClients: true } } : {}),
+    // After the nemesis's quiet period (the last quarter of the run) the cluster must have recovered.
+    expect: [{ that: "leader-exists" }],
+  });
+  if (!r.ok) throw new Error(`internal: default scenario invalid: ${r.errors.join("; ")}`);
+  return r.scenario;
+}
+
+function reproduce(file: string | null, seed: number, o: Options): string {
+  const parts = ["npm run sim --"];
+  if (file !== null) parts.push(`--scenario ${file}`);
+  parts.push(`--seed ${seed}`);
+  if (o.nodes !== undefined) parts.push(`--nodes ${o.nodes}`);
+  if (o.durationUs !== undefined) parts.push(`--duration ${o.durationUs}us`);
+  if (file === null && o.nemesis) parts.push("--nemesis random");
+  if (file === null && o.clients !== 2) parts.push(`--clients ${o.clients}`);
+  return parts.join(" ");
+}
+
+function main(argv: string[]): number {
+  let o: Options;
+  try {
+    const p = parseOptions(argv);
+    if (p === "help") {
+      console.log(USAGE);
+      return 0;
+    }
+    o = p;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`sim: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+
+  const jobs: { file: string | null; scenario: Scenario }[] =
+    o.scenarios.length > 0 ? o.scenarios : [{ file: null, scenario: defaultScenario(o) }];
+  const results: (RunResult & { file: string | null; reproduce: string })[] = [];
+  let trace: WriteStream | undefined;
+  const started = performance.now();
+
+  for (const job of jobs) {
+    for (const seed of o.seeds ?? [job.scenario.seed]) {
+      if (o.trace !== undefined) trace = createWriteStream(o.trace);
+      let r: RunResult;
+      try {
+        r = runScenario(job.scenario, {
+          seed,
+          ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+          ...(o.durationUs !== undefined ? { durationUs: o.durationUs } : {}),
+          checkers: o.checkers,
+          ...(trace !== undefined ? { onTrace: (e) => trace?.write(`${toNdjson(e)}\n`) } : {}),
+        });
+      } catch (e) {
+        console.error(`sim: ${job.file ?? job.scenario.name} cannot run with seed ${seed}: ${(e as Error).message}`);
+        return 2;
+      }
+      trace?.end();
+      const full = { ...r, file: job.file, reproduce: reproduce(job.file, seed, o) };
+      results.push(full);
+      if (!o.json) printRun(full, o.quiet);
+    }
+  }
+
+  const wallS = (performance.now() - started) / 1000;
+  const violations = results.flatMap((r) => r.violations.map((v) => ({ ...v, scenario: r.name, reproduce: r.reproduce })));
+  const failedExpectations = results.flatMap((r) =>
+    r.expectations.filter((x) => !x.ok).map((x) => ({ seed: r.seed, scenario: r.name, ...x, reproduce: r.reproduce })),
+  );
+  const ok = results.every((r) => r.ok);
+  if (o.json) {
+    const doc = {
+      ok,
+      runs: results.map((r) => ({
+        scenario: r.name,
+        file: r.file,
+        seed: r.seed,
+        ok: r.ok,
+        traceHash: r.traceHash,
+        durationUs: r.durationUs,
+        events: r.events,
+        leader: r.leader,
+        nodes: r.nodes,
+        expectations: r.expectations,
+        violations: r.violations,
+        actionFailures: r.actionFailures,
+      })),
+      violations,
+      failedExpectations,
+      wallSeconds: Number(wallS.toFixed(3)),
+    };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  } else {
+    const simS = results.reduce((s, r) => s + r.durationUs, 0) / 1e6;
+    console.log(
+      `\n${results.length} run(s), ${results.filter((r) => !r.ok).length} failed, ${violations.length} violation(s); ` +
+        `${simS.toFixed(1)} simulated s in ${wallS.toFixed(2)} s wall`,
+    );
+    for (const r of results.filter((x) => !x.ok).slice(0, 10)) console.log(`  reproduce: ${r.reproduce}`);
+  }
+  return ok ? 0 : 1;
+}
+
+function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
+  const head = `${r.ok ? "ok  " : "FAIL"} ${r.name} seed=${r.seed} hash=${r.traceHash} events=${r.events} leader=${r.leader ?? "-"}`;
+  if (quiet && r.ok) return;
+  console.log(head);
+  for (const x of r.expectations) if (!x.ok || !quiet) console.log(`     ${x.ok ? "pass" : "FAIL"} ${x.description} (${x.detail})`);
+  for (const v of r.violations)
+    console.log(`     VIOLATION ${v.invariant} at ${formatMicros(v.time)} [${v.nodes.join(", ")}]: ${v.detail}`);
+  for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatMicros(f.time)} skipped: ${f.error}`);
+  if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
+}
+
+process.exitCode = main(process.argv.slice(2));

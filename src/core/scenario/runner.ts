@@ -1,0 +1,265 @@
+/**
+ * Runs a scenario: builds the simulation from its settings, queues its actions,
+ * checks its expectations at their times. The CLI, the tests and the UI share it.
+ */
+import type { Violation } from "../sim/checkers";
+import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
+import type { NemesisConfig } from "../sim/nemesis";
+import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
+import { formatMicros } from "../sim/time";
+import type { Expectation, Scenario, ScenarioAction } from "./schema";
+
+export interface RunOptions {
+  /** Overrides the scenario's seed. */
+  seed?: number;
+  /** Overrides the cluster size. */
+  nodes?: number;
+  /** Overrides the run's length (µs). */
+  durationUs?: number;
+  checkers?: boolean;
+  hashTrace?: boolean;
+  stopOnViolation?: boolean;
+  onTrace?: TraceListener;
+}
+
+export interface ExpectationResult {
+  readonly index: number;
+  readonly at: number;
+  readonly description: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+export interface NodeSummary {
+  readonly id: string;
+  readonly status: string;
+  readonly role: string | null;
+  readonly term: number;
+  readonly commitIndex: number;
+  readonly lastIndex: number;
+}
+
+export interface RunResult {
+  readonly name: string;
+  readonly seed: number;
+  readonly durationUs: number;
+  readonly traceHash: string;
+  readonly events: number;
+  readonly violations: readonly Violation[];
+  readonly expectations: readonly ExpectationResult[];
+  readonly actionFailures: readonly ActionFailure[];
+  readonly leader: string | null;
+  readonly nodes: readonly NodeSummary[];
+  readonly ok: boolean;
+}
+
+/** The simulation settings a scenario asks for (with overrides applied). */
+export function scenarioConfig(s: Scenario, opts: RunOptions = {}): SimConfig {
+  const patch: ConfigPatch = {
+    seed: opts.seed ?? s.seed,
+    nodes: opts.nodes ?? s.cluster.nodes ?? defaultConfig().nodes,
+    raft: dropUndefined({ ...s.cluster, nodes: undefined }),
+    network: dropUndefined(s.network),
+    clients: dropUndefined({ ...s.clients, count: s.clients.count ?? clientsNeeded(s) }),
+    checkers: opts.checkers ?? true,
+    hashTrace: opts.hashTrace ?? true,
+    stopOnViolation: opts.stopOnViolation ?? false,
+  };
+  return mergeConfig(defaultConfig(), patch);
+}
+
+export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig | undefined {
+  const n = s.nemesis;
+  if (n === undefined) return undefined;
+  return {
+    faults: n.faults as NemesisConfig["faults"],
+    intervalMinUs: n.intervalMin,
+    intervalMaxUs: Math.max(n.intervalMin, n.intervalMax),
+    quietAfterUs: n.quietAfter ?? Math.floor(durationUs * 0.75),
+    includeClients: n.includeClients,
+  };
+}
+
+/** Builds the simulation with every action queued; the caller advances it. */
+export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation {
+  const durationUs = opts.durationUs ?? s.duration;
+  const sim = new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs));
+  if (opts.onTrace) sim.onTrace(opts.onTrace);
+  for (const a of s.actions) sim.schedule(a.at, toSimAction(a));
+  return sim;
+}
+
+export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
+  const durationUs = opts.durationUs ?? s.duration;
+  const acks = new Map<string, number>();
+  const sim = buildSimulation(s, {
+    ...opts,
+    onTrace: (e) => {
+      if (e.kind === "client" && e.phase === "ok") acks.set(e.proc, (acks.get(e.proc) ?? 0) + 1);
+      opts.onTrace?.(e);
+    },
+  });
+  const checks = s.expect
+    .map((e, index) => ({ e, index, at: Math.min(e.at ?? durationUs, durationUs) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index);
+  const results: ExpectationResult[] = [];
+  for (const c of checks) {
+    sim.advanceTo(c.at);
+    results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, acks) });
+  }
+  sim.advanceTo(durationUs);
+  results.sort((a, b) => a.index - b.index);
+  const nodes: NodeSummary[] = sim.nodeIds.map((id) => {
+    const server = sim.server(id);
+    const node = server.node;
+    return {
+      id,
+      status: sim.status(id),
+      role: node?.role ?? null,
+      term: server.disk.hard.term,
+      commitIndex: node?.commitIndex ?? 0,
+      lastIndex: server.disk.log.length,
+    };
+  });
+  return {
+    name: s.name,
+    seed: sim.seed,
+    durationUs,
+    traceHash: sim.traceHash,
+    events: sim.eventsProcessed,
+    violations: sim.violations,
+    expectations: results,
+    actionFailures: sim.actionFailures,
+    leader: sim.leader(),
+    nodes,
+    ok: sim.violations.length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
+  };
+}
+
+export function toSimAction(a: ScenarioAction): Action {
+  switch (a.do) {
+    case "crash":
+    case "restart":
+    case "resume":
+    case "timeout":
+      return { type: a.do, proc: a.node };
+    case "pause":
+      return { type: "pause", proc: a.node, durationUs: a.for };
+    case "partition":
+      return { type: "partition", groups: a.groups };
+    case "heal":
+      return { type: "heal" };
+    case "cut":
+      return { type: "cut", from: a.from, to: a.to };
+    case "drift":
+      return { type: "clock", proc: a.node, driftPpm: a.ppm };
+    case "clock-jump":
+      return { type: "clock", proc: a.node, jumpUs: a.by };
+    case "network":
+      return dropUndefined({
+        type: "network" as const,
+        dropRate: a.dropRate,
+        duplicateRate: a.duplicateRate,
+        latencyMinUs: a.latencyMinMs === undefined ? undefined : Math.round(a.latencyMinMs * 1000),
+        latencyMaxUs: a.latencyMaxMs === undefined ? undefined : Math.round(a.latencyMaxMs * 1000),
+      });
+    case "propose":
+      return {
+        type: "submit",
+        client: a.client,
+        op: { write: a.op === "delete" ? { type: "delete", key: a.key } : { type: a.op, key: a.key, value: a.value } },
+      };
+    case "read":
+      return { type: "submit", client: a.client, op: { read: { type: "get", key: a.key } } };
+    case "note":
+      return { type: "note", text: a.text };
+  }
+}
+
+export function describeExpectation(e: Expectation): string {
+  switch (e.that) {
+    case "leader-exists":
+      return "a leader exists";
+    case "no-leader":
+      return "no node is leader";
+    case "leader-is":
+      return `${e.node} is the leader`;
+    case "leader-is-not":
+      return `${e.node} is not the leader`;
+    case "term-at-least":
+      return `the highest term is at least ${e.term}`;
+    case "term-at-most":
+      return `the highest term is at most ${e.term}`;
+    case "committed":
+      return `${e.key} = ${e.value === undefined ? "(any value)" : JSON.stringify(e.value)} is applied on ${e.onNodes ?? "a majority of"} node(s)`;
+    case "not-committed":
+      return `${e.key} is not applied on any node`;
+    case "commit-index-at-least":
+      return `commit index is at least ${e.index} on ${e.onNodes ?? "a majority of"} node(s)`;
+    case "client-acknowledged":
+      return `${e.client} has at least ${e.count} acknowledged operation(s)`;
+  }
+}
+
+function checkExpectation(
+  sim: Simulation,
+  e: Expectation,
+  acks: Map<string, number>,
+): { description: string; ok: boolean; detail: string } {
+  const description = `at ${formatMicros(e.at ?? sim.now)}: ${describeExpectation(e)}`;
+  const majority = Math.floor(sim.nodeIds.length / 2) + 1;
+  const leader = sim.leader();
+  const leaders = sim.nodeIds.filter((id) => sim.status(id) !== "down" && sim.server(id).node?.role === "leader");
+  const maxTerm = Math.max(...sim.nodeIds.map((id) => sim.server(id).disk.hard.term));
+  const result = (ok: boolean, detail: string) => ({ description, ok, detail });
+  switch (e.that) {
+    case "leader-exists":
+      return result(leader !== null, leader === null ? "no leader" : `leader ${leader}, term ${sim.server(leader).node?.term}`);
+    case "no-leader":
+      return result(leaders.length === 0, leaders.length === 0 ? "no leader" : `leader(s): ${leaders.join(", ")}`);
+    case "leader-is":
+      return result(leader === e.node, `leader is ${leader ?? "nobody"}`);
+    case "leader-is-not":
+      return result(leader !== e.node, `leader is ${leader ?? "nobody"}`);
+    case "term-at-least":
+      return result(maxTerm >= e.term, `highest term ${maxTerm}`);
+    case "term-at-most":
+      return result(maxTerm <= e.term, `highest term ${maxTerm}`);
+    case "committed": {
+      const holders = sim.nodeIds.filter((id) => {
+        const v = sim.server(id).stateMachine?.get(e.key) ?? null;
+        return v !== null && (e.value === undefined || v === e.value);
+      });
+      const need = e.onNodes ?? majority;
+      return result(holders.length >= need, `applied on ${holders.length} node(s)${holders.length ? `: ${holders.join(", ")}` : ""}`);
+    }
+    case "not-committed": {
+      const holders = sim.nodeIds.filter((id) => (sim.server(id).stateMachine?.get(e.key) ?? null) !== null);
+      return result(holders.length === 0, holders.length === 0 ? "on no node" : `applied on ${holders.join(", ")}`);
+    }
+    case "commit-index-at-least": {
+      const n = sim.nodeIds.filter((id) => (sim.server(id).node?.commitIndex ?? 0) >= e.index).length;
+      return result(n >= (e.onNodes ?? majority), `${n} node(s) have committed index ${e.index}`);
+    }
+    case "client-acknowledged": {
+      const n = acks.get(e.client) ?? 0;
+      return result(n >= e.count, `${n} acknowledged`);
+    }
+  }
+}
+
+function clientsNeeded(s: Scenario): number {
+  let n = 0;
+  for (const a of s.actions) {
+    if (a.do !== "propose" && a.do !== "read") continue;
+    const m = /^c(\d+)$/.exec(a.client);
+    n = Math.max(n, m ? Number(m[1]) : 1);
+  }
+  return n;
+}
+
+function dropUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]: Exclude<T[K], undefined> };
+}

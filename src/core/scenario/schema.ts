@@ -1,0 +1,196 @@
+/**
+ * The scenario file format (documented in docs/scenarios.md): settings, a seed,
+ * timed actions and expectations. Validated with zod; every error names the field.
+ */
+import { z } from "zod";
+import { MAX_CLIENTS, MAX_NODES } from "../sim/config";
+import { ALL_FAULTS } from "../sim/nemesis";
+import { parseDuration } from "../sim/time";
+
+/** "250ms", "1.5s", "2m" or a number of milliseconds; becomes microseconds. */
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const r = parseDuration(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  if (r.us < 0) {
+    ctx.addIssue({ code: "custom", message: `durations cannot be negative (got ${JSON.stringify(v)})` });
+    return z.NEVER;
+  }
+  return r.us;
+});
+
+/** Like duration, but may be negative (clock jumps). */
+const signedDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const r = parseDuration(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  return r.us;
+});
+
+const procRef = z.string().min(1, "name a process: n1..n9, c1.., or leader / follower / any-node / any-client");
+const rate = z.number().min(0).max(1);
+const ms = z.number().min(0).max(600_000);
+
+const at = { at: duration };
+
+const action = z.discriminatedUnion("do", [
+  z.strictObject({ ...at, do: z.literal("crash"), node: procRef }),
+  z.strictObject({ ...at, do: z.literal("restart"), node: procRef }),
+  z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration }),
+  z.strictObject({ ...at, do: z.literal("resume"), node: procRef }),
+  z.strictObject({
+    ...at,
+    do: z.literal("partition"),
+    groups: z.array(z.array(procRef).min(1)).min(2, "a partition needs at least two groups"),
+  }),
+  z.strictObject({ ...at, do: z.literal("heal") }),
+  z.strictObject({ ...at, do: z.literal("cut"), from: procRef, to: procRef }),
+  z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().int().min(-500_000).max(500_000) }),
+  z.strictObject({ ...at, do: z.literal("clock-jump"), node: procRef, by: signedDuration }),
+  z.strictObject({
+    ...at,
+    do: z.literal("network"),
+    dropRate: rate.optional(),
+    duplicateRate: rate.optional(),
+    latencyMinMs: ms.optional(),
+    latencyMaxMs: ms.optional(),
+  }),
+  z.strictObject({
+    ...at,
+    do: z.literal("propose"),
+    client: procRef.default("c1"),
+    op: z.enum(["put", "append", "delete"]).default("put"),
+    key: z.string().min(1),
+    value: z.string().default(""),
+  }),
+  z.strictObject({ ...at, do: z.literal("read"), client: procRef.default("c1"), key: z.string().min(1) }),
+  z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
+  z.strictObject({ ...at, do: z.literal("note"), text: z.string() }),
+]);
+
+const expectation = z.discriminatedUnion("that", [
+  z.strictObject({ at: duration.optional(), that: z.literal("leader-exists") }),
+  z.strictObject({ at: duration.optional(), that: z.literal("no-leader") }),
+  z.strictObject({ at: duration.optional(), that: z.literal("leader-is"), node: procRef }),
+  z.strictObject({ at: duration.optional(), that: z.literal("leader-is-not"), node: procRef }),
+  z.strictObject({ at: duration.optional(), that: z.literal("term-at-least"), term: z.number().int().min(0) }),
+  z.strictObject({ at: duration.optional(), that: z.literal("term-at-most"), term: z.number().int().min(0) }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("committed"),
+    key: z.string().min(1),
+    value: z.string().optional(),
+    onNodes: z.number().int().min(1).max(MAX_NODES).optional(),
+  }),
+  z.strictObject({ at: duration.optional(), that: z.literal("not-committed"), key: z.string().min(1) }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("commit-index-at-least"),
+    index: z.number().int().min(0),
+    onNodes: z.number().int().min(1).optional(),
+  }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("client-acknowledged"),
+    client: procRef.default("c1"),
+    count: z.number().int().min(0),
+  }),
+]);
+
+export const scenarioSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1).default(1),
+  name: z.string().min(1).default("untitled"),
+  description: z.string().default(""),
+  seed: z.number().int().refine(Number.isSafeInteger, "seed must be a safe integer").default(1),
+  duration: duration.default(10_000_000),
+  cluster: z
+    .strictObject({
+      nodes: z.number().int().min(1).max(MAX_NODES).optional(),
+      electionTimeoutMinMs: ms.optional(),
+      electionTimeoutMaxMs: ms.optional(),
+      heartbeatIntervalMs: ms.optional(),
+      preVote: z.boolean().optional(),
+      checkQuorum: z.boolean().optional(),
+      maxEntriesPerAppend: z.number().int().min(1).max(10_000).optional(),
+    })
+    .default({}),
+  network: z
+    .strictObject({ latencyMinMs: ms.optional(), latencyMaxMs: ms.optional(), dropRate: rate.optional(), duplicateRate: rate.optional() })
+    .default({}),
+  clients: z
+    .strictObject({
+      count: z.number().int().min(0).max(MAX_CLIENTS).optional(),
+      workload: z.enum(["none", "random"]).optional(),
+      keys: z.number().int().min(1).max(1000).optional(),
+      readFraction: rate.optional(),
+      thinkTimeMinMs: ms.optional(),
+      thinkTimeMaxMs: ms.optional(),
+      requestTimeoutMs: ms.optional(),
+      retryBackoffMs: ms.optional(),
+      maxAttempts: z.number().int().min(1).optional(),
+    })
+    .default({}),
+  nemesis: z
+    .strictObject({
+      faults: z
+        .array(z.enum(ALL_FAULTS as [string, ...string[]]))
+        .min(1)
+        .default([...ALL_FAULTS]),
+      intervalMin: duration.default(200_000),
+      intervalMax: duration.default(1_000_000),
+      quietAfter: duration.optional(),
+      includeClients: z.boolean().default(false),
+    })
+    .optional(),
+  actions: z.array(action).default([]),
+  expect: z.array(expectation).default([]),
+});
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioAction = Scenario["actions"][number];
+export type Expectation = Scenario["expect"][number];
+
+export type ParseResult = { ok: true; scenario: Scenario } | { ok: false; errors: string[] };
+
+/** Validates parsed JSON (or any value). Errors read like "actions[2].node: ...". */
+export function parseScenario(input: unknown): ParseResult {
+  const r = scenarioSchema.safeParse(input);
+  if (!r.success) {
+    return {
+      ok: false,
+      errors: r.error.issues.map((i) => `${formatPath(i.path) || "scenario"}: ${i.message}`),
+    };
+  }
+  const s = r.data;
+  const errors: string[] = [];
+  s.actions.forEach((a, i) => {
+    if (a.at > s.duration) errors.push(`actions[${i}].at: ${a.at / 1000}ms is after the end of the run (${s.duration / 1000}ms)`);
+  });
+  s.expect.forEach((e, i) => {
+    if (e.at !== undefined && e.at > s.duration)
+      errors.push(`expect[${i}].at: ${e.at / 1000}ms is after the end of the run (${s.duration / 1000}ms)`);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, scenario: s };
+}
+
+/** Parses scenario text (JSON). */
+export function parseScenarioText(text: string): ParseResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, errors: [`not valid JSON: ${(e as Error).message}`] };
+  }
+  return parseScenario(json);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out === "" ? String(p) : `.${String(p)}`;
+  return out;
+}
