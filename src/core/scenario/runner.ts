@@ -182,6 +182,8 @@ export function describeExpectation(e: Expectation): string {
       return "a leader exists";
     case "no-leader":
       return "no node is leader";
+    case "leader-count":
+      return `exactly ${e.count} node(s) believe they are leader`;
     case "leader-is":
       return `${e.node} is the leader`;
     case "leader-is-not":
@@ -217,6 +219,8 @@ function checkExpectation(
       return result(leader !== null, leader === null ? "no leader" : `leader ${leader}, term ${sim.server(leader).node?.term}`);
     case "no-leader":
       return result(leaders.length === 0, leaders.length === 0 ? "no leader" : `leader(s): ${leaders.join(", ")}`);
+    case "leader-count":
+      return result(leaders.length === e.count, `leader(s): ${leaders.length ? leaders.join(", ") : "none"}`);
     case "leader-is":
       return result(leader === e.node, `leader is ${leader ?? "nobody"}`);
     case "leader-is-not":

@@ -75,6 +75,7 @@ const action = z.discriminatedUnion("do", [
 const expectation = z.discriminatedUnion("that", [
   z.strictObject({ at: duration.optional(), that: z.literal("leader-exists") }),
   z.strictObject({ at: duration.optional(), that: z.literal("no-leader") }),
+  z.strictObject({ at: duration.optional(), that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES) }),
   z.strictObject({ at: duration.optional(), that: z.literal("leader-is"), node: procRef }),
   z.strictObject({ at: duration.optional(), that: z.literal("leader-is-not"), node: procRef }),
   z.strictObject({ at: duration.optional(), that: z.literal("term-at-least"), term: z.number().int().min(0) }),

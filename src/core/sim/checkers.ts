@@ -26,6 +26,7 @@ export const INVARIANTS = {
   "commit-monotonic": "A node's commit index never decreases (within one run of the process)",
   "persist-before-send": "Term, vote and entries are persisted before the messages that depend on them",
   "acknowledged-write-durable": "A write acknowledged to a client is committed",
+  assertion: "Every process's internal assertions hold (e.g. a committed entry is never overwritten)",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
@@ -57,6 +58,11 @@ interface CheckerState {
   seen: Map<string, [number, NodeId]>;
   /** committed[i]: prefix hash of the committed entry at index i (committed[0] = 0). */
   committed: number[];
+  /**
+   * committedTerm[i]: the term of the node that first reported index i committed, an upper
+   * bound on the term in which it was committed (non-decreasing in i).
+   */
+  committedTerm: number[];
   committedCommands: Set<string>;
   persistedTerm: Map<NodeId, number>;
   commit: Map<NodeId, number>;
@@ -74,6 +80,7 @@ export class Checkers {
       ph: new Map(),
       seen: new Map(),
       committed: [0],
+      committedTerm: [0],
       committedCommands: new Set(),
       persistedTerm: new Map(),
       commit: new Map(),
@@ -89,6 +96,7 @@ export class Checkers {
       ph,
       seen: new Map(s.seen),
       committed: s.committed.slice(),
+      committedTerm: s.committedTerm.slice(),
       committedCommands: new Set(s.committedCommands),
       persistedTerm: new Map(s.persistedTerm),
       commit: new Map(s.commit),
@@ -186,13 +194,17 @@ export class Checkers {
       });
     }
     this.s.leaders.set(term, node);
-    const c = this.committedIndex;
+    // Figure 3: an entry committed in a term is in the log of every leader of a higher term.
+    // (A leader of an older term, elected late, need not hold entries committed since.)
+    const ct = this.s.committedTerm;
+    let c = ct.length - 1;
+    while (c > 0 && (ct[c] as number) >= term) c--;
     const ph = this.s.ph.get(node) ?? [0];
     if (c > 0 && (ph.length <= c || ph[c] !== this.s.committed[c])) {
       this.host.report({
         invariant: "leader-completeness",
         nodes: [node],
-        detail: `${node} became leader of term ${term} without every committed entry (committed up to ${c}, its log has ${ph.length - 1})`,
+        detail: `${node} became leader of term ${term} without every entry committed before it (up to index ${c}; its log has ${ph.length - 1})`,
       });
     }
   }
@@ -219,6 +231,7 @@ export class Checkers {
       const known = committed[i];
       if (known === undefined) {
         committed[i] = h;
+        this.s.committedTerm[i] = this.s.persistedTerm.get(node) ?? 0;
         const e = disk?.log[i - 1];
         if (e !== undefined && e.cmd.type === "client") this.s.committedCommands.add(`${e.cmd.clientId}#${e.cmd.seq}`);
       } else if (known !== h) {

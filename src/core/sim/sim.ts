@@ -33,7 +33,8 @@ export interface Envelope {
 /**
  * A process reference: an id ("n3", "c1"), or a role resolved when the action
  * runs: "leader" (the up node leading the highest term), "follower" (the first
- * up node that is not leader), "any-node" / "any-client" (random, seeded).
+ * up node that is not leader), "any-node" / "any-client" (random, seeded). In a
+ * partition, "others" stands for every node not named in another group.
  */
 export type ProcRef = string;
 
@@ -480,7 +481,15 @@ export class Simulation implements CheckerHost {
       send: (to, payload) => this.send(p.id, to, payload),
       emit: (ev) => this.emit({ proc: p.id, ...ev }),
     };
-    fn(ctx);
+    try {
+      fn(ctx);
+    } catch (e) {
+      // A process broke one of its own assertions: report it like any violation and stop,
+      // since its state can no longer be trusted.
+      this.report({ invariant: "assertion", nodes: [p.id], detail: (e as Error).message });
+      this._halted = true;
+      return;
+    }
     this.rearm(p);
   }
 
@@ -648,7 +657,12 @@ export class Simulation implements CheckerHost {
       }
       case "partition": {
         const groupOf: Record<ProcId, number> = {};
-        const groups = a.groups.map((g) => g.map((r) => this.resolve(r)));
+        const named = a.groups.map((g) => g.filter((r) => r !== "others").map((r) => this.resolve(r)));
+        const listed = new Set(named.flat());
+        // "others": every node not named in another group.
+        const groups = a.groups.map((g, i) =>
+          g.includes("others") ? [...(named[i] ?? []), ...this.nodeIds.filter((id) => !listed.has(id))] : (named[i] ?? []),
+        );
         groups.forEach((g, i) => {
           for (const id of g) {
             if (groupOf[id] !== undefined) throw new Error(`partition: ${id} is in two groups`);

@@ -1,0 +1,75 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "../..");
+const tsx = join(root, "node_modules/.bin/tsx");
+
+function sim(...args: string[]) {
+  const r = spawnSync(tsx, [join(root, "src/cli/main.ts"), ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("npm run sim", () => {
+  it("--json prints one document with runs, violations and per-run seed and traceHash", () => {
+    const r = sim("--seeds", "1..3", "--duration", "2s", "--json");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.ok).toBe(true);
+    expect(doc.violations).toEqual([]);
+    expect(doc.runs.map((x: { seed: number }) => x.seed)).toEqual([1, 2, 3]);
+    for (const run of doc.runs) expect(run.traceHash).toMatch(/^[0-9a-f]{16}$/);
+    // Same seed, same hash, across processes.
+    const again = JSON.parse(sim("--seed", "2", "--duration", "2s", "--json").out);
+    expect(again.runs[0].traceHash).toBe(doc.runs[1].traceHash);
+  });
+
+  it("runs a scenario file and writes an NDJSON trace", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const trace = join(dir, "trace.ndjson");
+    const r = sim("--scenario", "scenarios/raft/leader-crash.json", "--trace", trace);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/ok {3}leader crash and re-election seed=2/);
+    const lines = readFileSync(trace, "utf8").trim().split("\n");
+    expect(lines.length).toBeGreaterThan(100);
+    const kinds = new Set(lines.map((l) => JSON.parse(l).kind));
+    for (const k of ["send", "deliver", "role", "crash", "commit"]) expect(kinds.has(k), k).toBe(true);
+  });
+
+  it("exits 1 on a failed expectation and prints the command that reproduces it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const file = join(dir, "impossible.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ name: "impossible", duration: "1s", network: { dropRate: 1 }, expect: [{ that: "leader-exists" }] }),
+    );
+    const r = sim("--scenario", file, "--seed", "9");
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("FAIL");
+    expect(r.out).toContain(`reproduce: npm run sim -- --scenario ${file} --seed 9`);
+    const j = JSON.parse(sim("--scenario", file, "--seed", "9", "--json").out);
+    expect(j.failedExpectations[0].seed).toBe(9);
+  });
+
+  it("exits 2 with a clear message on bad input", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ cluster: { nodes: 40 } }));
+    const cases: [string[], RegExp][] = [
+      [["--nodes", "0"], /--nodes must be from 1 to 9/],
+      [["--seeds", "5..1"], /below/],
+      [["--duration", "forever"], /not a duration/],
+      [["--frobnicate"], /Unknown option/],
+      [["--scenario", join(dir, "missing.json")], /cannot read scenario .*ENOENT/],
+      [["--scenario", bad], /cluster\.nodes/],
+      [["--seeds", "1..2", "--trace", join(dir, "t.ndjson")], /--trace writes one run/],
+    ];
+    for (const [args, message] of cases) {
+      const r = sim(...args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.err, args.join(" ")).toMatch(message);
+    }
+  });
+});
