@@ -169,7 +169,7 @@ describe("checkers catch bugs planted in a real cluster", () => {
     ) {
       const s = this.st;
       if (m.preVote) {
-        this.send(from, { type: "RequestVoteResp", term: m.term > s.term ? m.term : s.term, granted: m.term > s.term, preVote: true });
+        this.send(from, { type: "RequestVoteResp", term: Math.max(m.term, s.term), granted: m.term > s.term, preVote: true });
         return;
       }
       const granted = s.votedFor === from || (s.votedFor === null && s.leader === null);

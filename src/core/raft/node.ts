@@ -442,7 +442,10 @@ export class RaftNode {
     // Section 5.4.1: grant only to a candidate whose log is at least as up-to-date.
     const upToDate = m.lastLogTerm > lastTerm || (m.lastLogTerm === lastTerm && m.lastLogIndex >= this.lastIndex);
     if (m.preVote) {
-      const granted = m.term > s.term && upToDate;
+      // Dissertation 9.6: refuse while a leader is heard (within the minimum election timeout),
+      // so a rejoining server cannot disrupt a working leader even without CheckQuorum.
+      const heardLeader = s.role === "leader" || (s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs);
+      const granted = m.term > s.term && upToDate && !heardLeader;
       this.send(from, { type: "RequestVoteResp", term: granted ? m.term : s.term, granted, preVote: true });
       return;
     }

@@ -35,7 +35,14 @@ export function mix32(x: number): number {
 }
 
 export class Rng {
-  private constructor(private st: RngState) {}
+  /** State in a typed array: 32-bit words stored in object fields would be boxed on every draw. */
+  private readonly w: Uint32Array;
+  private readonly seed: number;
+
+  private constructor(st: RngState) {
+    this.seed = st.seed;
+    this.w = new Uint32Array([st.s0, st.s1, st.s2, st.s3]);
+  }
 
   /** A stream from a user-facing seed (any safe integer). */
   static fromSeed(seed: number): Rng {
@@ -46,7 +53,7 @@ export class Rng {
   }
 
   static restore(state: RngState): Rng {
-    return new Rng({ ...state });
+    return new Rng(state);
   }
 
   private static fromWord(word: number): Rng {
@@ -62,24 +69,26 @@ export class Rng {
 
   /** An independent stream for a purpose, e.g. fork("node:n3") or fork("net"). */
   fork(label: string): Rng {
-    return Rng.fromWord(hashString(label, mix32(this.st.seed)));
+    return Rng.fromWord(hashString(label, mix32(this.seed)));
   }
 
   snapshot(): RngState {
-    return { ...this.st };
+    const w = this.w;
+    return { seed: this.seed, s0: w[0] as number, s1: w[1] as number, s2: w[2] as number, s3: w[3] as number };
   }
 
-  /** Next uniformly distributed unsigned 32-bit integer. */
+  /** Next uniformly distributed unsigned 32-bit integer (xoshiro128**). */
   nextU32(): number {
-    const st = this.st;
-    const result = Math.imul(rotl(Math.imul(st.s1, 5) >>> 0, 7), 9) >>> 0;
-    const t = (st.s1 << 9) >>> 0;
-    st.s2 = (st.s2 ^ st.s0) >>> 0;
-    st.s3 = (st.s3 ^ st.s1) >>> 0;
-    st.s1 = (st.s1 ^ st.s2) >>> 0;
-    st.s0 = (st.s0 ^ st.s3) >>> 0;
-    st.s2 = (st.s2 ^ t) >>> 0;
-    st.s3 = rotl(st.s3, 11);
+    const w = this.w;
+    const s0 = w[0] as number;
+    const s1 = w[1] as number;
+    const s2 = (w[2] as number) ^ s0;
+    const s3 = (w[3] as number) ^ s1;
+    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+    w[1] = s1 ^ s2;
+    w[0] = s0 ^ s3;
+    w[2] = s2 ^ (s1 << 9);
+    w[3] = rotl(s3, 11);
     return result;
   }
 

@@ -59,6 +59,8 @@ export type Action =
   | { readonly type: "drop-message"; readonly id: number }
   | { readonly type: "note"; readonly text: string };
 
+type MutableContext = { now: number } & ProcessContext;
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 type QItem =
@@ -141,6 +143,8 @@ export class Simulation implements CheckerHost {
   private _halted = false;
   private _actionFailures: ActionFailure[] = [];
   private listeners: TraceListener[] = [];
+  /** One context per process, reused for every call (its clock reading is refreshed each time). */
+  private contexts = new Map<ProcId, MutableContext>();
   /** Events of the current step, so callers can see what one step did. */
   private stepEvents: TraceEvent[] | null = null;
 
@@ -282,7 +286,7 @@ export class Simulation implements CheckerHost {
     return best;
   }
   isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
-    if (this.net.cuts.includes(`${from}>${to}`)) return "cut";
+    if (this.net.cuts.length > 0 && this.net.cuts.includes(`${from}>${to}`)) return "cut";
     const a = this.net.groupOf[from];
     const b = this.net.groupOf[to];
     return a !== undefined && b !== undefined && a !== b ? "partition" : null;
@@ -420,8 +424,10 @@ export class Simulation implements CheckerHost {
     return p;
   }
 
+  /** Queues an item; its sequence number is assigned here (the literal's own field is overwritten). */
   private push(item: DistributiveOmit<QItem, "seq">): void {
-    this.queue.push({ ...item, seq: this.seq++ } as QItem);
+    (item as unknown as { seq: number }).seq = this.seq++;
+    this.queue.push(item as QItem);
   }
 
   /** Returns false when the item turned out to be a cancelled timer (nothing happened). */
@@ -436,8 +442,9 @@ export class Simulation implements CheckerHost {
         if (q.gen !== p.timerGen) return false;
         p.timerAt = null;
         if (p.status !== "up") return false;
+        const before = this.eventCount;
         this.run(p, (ctx) => p.logic.onTimer(ctx));
-        return true;
+        return this.eventCount !== before; // an early timer that found nothing due is no event
       }
       case "wake": {
         const p = this.proc(q.proc);
@@ -467,20 +474,40 @@ export class Simulation implements CheckerHost {
     }
   }
 
+  /** Stamps a freshly made event body with time and position (no copy: bodies are never shared). */
   private emit(body: SimEvent | ({ proc: ProcId } & ProcEvent)): void {
-    const e = { t: this._now, n: this.eventCount++, ...body } as TraceEvent;
+    const e = body as unknown as { t: number; n: number };
+    e.t = this._now;
+    e.n = this.eventCount++;
+    this.publish(e as unknown as TraceEvent);
+  }
+
+  private publish(e: TraceEvent): void {
     if (this.config.hashTrace) this.hasher.add(e);
     this.checkers?.observe(e);
     if (this.stepEvents !== null) this.stepEvents.push(e);
     for (const l of this.listeners) l(e);
   }
 
-  private run(p: Proc, fn: (ctx: ProcessContext) => void): void {
-    const ctx: ProcessContext = {
-      now: localTime(p.clock, this._now),
-      send: (to, payload) => this.send(p.id, to, payload),
-      emit: (ev) => this.emit({ proc: p.id, ...ev }),
+  /** One context per process, reused for every call (its clock reading is refreshed each time). */
+  private makeContext(id: ProcId): MutableContext {
+    return {
+      now: 0,
+      send: (to, payload) => this.send(id, to, payload),
+      emit: (ev) => {
+        (ev as unknown as { proc: ProcId }).proc = id;
+        this.emit(ev as { proc: ProcId } & ProcEvent);
+      },
     };
+  }
+
+  private run(p: Proc, fn: (ctx: ProcessContext) => void): void {
+    let ctx = this.contexts.get(p.id);
+    if (ctx === undefined) {
+      ctx = this.makeContext(p.id);
+      this.contexts.set(p.id, ctx);
+    }
+    ctx.now = localTime(p.clock, this._now);
     try {
       fn(ctx);
     } catch (e) {
@@ -493,7 +520,7 @@ export class Simulation implements CheckerHost {
     this.rearm(p);
   }
 
-  /** Keeps exactly one live timer event per process, at its next deadline. */
+  /** Keeps one live timer event per process, no later than its next deadline. */
   private rearm(p: Proc): void {
     if (p.status !== "up") return;
     const d = p.logic.nextDeadline();
@@ -505,7 +532,10 @@ export class Simulation implements CheckerHost {
       return;
     }
     const at = virtualAt(p.clock, d, this._now);
-    if (at === p.timerAt) return;
+    // A timer already queued at or before the new deadline is kept: it fires, finds nothing
+    // due, and re-arms. Followers push back their election deadline on every heartbeat, so
+    // this saves most queue operations without changing what happens.
+    if (p.timerAt !== null && p.timerAt <= at) return;
     p.timerGen++;
     p.timerAt = at;
     this.push({ type: "timer", at, proc: p.id, gen: p.timerGen });

@@ -91,53 +91,153 @@ export function messageLabel(m: Payload): string {
   }
 }
 
-/**
- * A compact, canonical text of a message for hashing: entries are named by
- * (index, term) only, which by Log Matching names their content.
- */
-function messageKey(m: Payload): string {
-  switch (m.type) {
-    case "AppendEntries": {
-      const last = m.entries[m.entries.length - 1];
-      return `AE ${m.term} ${m.prevLogIndex} ${m.prevLogTerm} ${m.entries.length} ${last ? last.term : 0} ${m.leaderCommit} ${m.readCtx}`;
-    }
-    case "AppendEntriesResp":
-      return `AR ${m.term} ${m.success ? 1 : 0} ${m.matchIndex} ${m.rejectIndex} ${m.conflictIndex} ${m.conflictTerm} ${m.readCtx}`;
-    case "RequestVote":
-      return `RV ${m.term} ${m.lastLogIndex} ${m.lastLogTerm} ${m.preVote ? 1 : 0}`;
-    case "RequestVoteResp":
-      return `VR ${m.term} ${m.granted ? 1 : 0} ${m.preVote ? 1 : 0}`;
-    default:
-      return JSON.stringify(m);
-  }
-}
-
-/** Canonical one-line form of an event, used for the trace hash. */
-export function eventKey(e: TraceEvent): string {
-  if (e.kind === "send") return `${e.t} send ${e.id} ${e.from} ${e.to} ${e.deliverAt} ${e.dup ? 1 : 0} ${messageKey(e.msg)}`;
-  return JSON.stringify(e);
-}
-
-/** Running 64-bit (two lanes of FNV-1a) hash of the trace. */
+/** Running 64-bit hash of the trace (two 32-bit lanes), fed field by field without building strings. */
 export class TraceHasher {
-  constructor(
-    private a = 0x811c9dc5,
-    private b = 0x01000193,
-  ) {}
+  /** Two 32-bit lanes in a typed array: int32 values in object fields would be boxed. */
+  private readonly h: Int32Array;
+
+  constructor(a = 0x811c9dc5, b = 0x01000193) {
+    this.h = new Int32Array([a, b]);
+  }
+
+  private num(x: number): void {
+    const h = this.h;
+    const lo = x | 0;
+    const hi = (x / 4294967296) | 0;
+    let a = h[0] as number;
+    let b = h[1] as number;
+    a = Math.imul(a ^ lo, 0x01000193);
+    a = Math.imul(a ^ hi, 0x01000193);
+    b = Math.imul(b ^ lo, 0x5bd1e995);
+    b = Math.imul(b ^ (b >>> 15) ^ hi, 0x5bd1e995);
+    h[0] = a;
+    h[1] = b;
+  }
+
+  private str(x: string | null): void {
+    this.num(x === null ? -1 : internedHash(x));
+  }
+
+  private bool(x: boolean): void {
+    this.num(x ? 1 : 0);
+  }
+
   add(e: TraceEvent): void {
-    const k = eventKey(e);
-    this.a = hashString(k, this.a);
-    this.b = hashString(k, this.b ^ 0x5bd1e995);
+    this.num(e.t);
+    this.num(e.n);
+    this.str(e.kind);
+    switch (e.kind) {
+      case "send":
+        this.num(e.id);
+        this.str(e.from);
+        this.str(e.to);
+        this.num(e.deliverAt);
+        this.bool(e.dup);
+        this.message(e.msg);
+        return;
+      case "deliver":
+        this.num(e.id);
+        this.str(e.from);
+        this.str(e.to);
+        return;
+      case "drop":
+        this.num(e.id);
+        this.str(e.from);
+        this.str(e.to);
+        this.str(e.reason);
+        return;
+      case "hard":
+        this.str(e.proc);
+        this.num(e.term);
+        this.str(e.votedFor);
+        return;
+      case "log":
+        this.str(e.proc);
+        this.num(e.truncatedFrom ?? -1);
+        this.num(e.from);
+        this.num(e.lastIndex);
+        this.num(e.lastTerm);
+        return;
+      case "commit":
+        this.str(e.proc);
+        this.num(e.index);
+        return;
+      case "apply":
+        this.str(e.proc);
+        this.num(e.from);
+        this.num(e.to);
+        return;
+      default:
+        this.str(JSON.stringify(e));
+    }
   }
+
+  /** Entries are named by (index, term): by Log Matching that names their content. */
+  private message(m: Payload): void {
+    this.str(m.type);
+    switch (m.type) {
+      case "AppendEntries": {
+        const last = m.entries[m.entries.length - 1];
+        this.num(m.term);
+        this.num(m.prevLogIndex);
+        this.num(m.prevLogTerm);
+        this.num(m.entries.length);
+        this.num(last ? last.term : 0);
+        this.num(m.leaderCommit);
+        this.num(m.readCtx);
+        return;
+      }
+      case "AppendEntriesResp":
+        this.num(m.term);
+        this.bool(m.success);
+        this.num(m.matchIndex);
+        this.num(m.rejectIndex);
+        this.num(m.conflictIndex);
+        this.num(m.conflictTerm);
+        this.num(m.readCtx);
+        return;
+      case "RequestVote":
+        this.num(m.term);
+        this.num(m.lastLogIndex);
+        this.num(m.lastLogTerm);
+        this.bool(m.preVote);
+        return;
+      case "RequestVoteResp":
+        this.num(m.term);
+        this.bool(m.granted);
+        this.bool(m.preVote);
+        return;
+      default:
+        this.str(JSON.stringify(m));
+    }
+  }
+
   get hex(): string {
-    return this.a.toString(16).padStart(8, "0") + this.b.toString(16).padStart(8, "0");
+    const [a, b] = this.h as unknown as [number, number];
+    return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
   }
+
   state(): [number, number] {
-    return [this.a, this.b];
+    return [this.h[0] as number, this.h[1] as number];
   }
+}
+
+const interned = new Map<string, number>();
+
+/** hashString with a cache for the short strings (ids, kinds) that recur on every event. */
+function internedHash(x: string): number {
+  if (x.length > 24) return hashString(x);
+  let h = interned.get(x);
+  if (h === undefined) {
+    if (interned.size > 4096) interned.clear();
+    h = hashString(x);
+    interned.set(x, h);
+  }
+  return h;
 }
 
 /** Serialises a trace event as one NDJSON line (messages keep their full content). */
 export function toNdjson(e: TraceEvent): string {
-  return JSON.stringify(e);
+  const { t, n, ...rest } = e;
+  return JSON.stringify({ t, n, ...rest });
 }
