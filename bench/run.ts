@@ -53,8 +53,27 @@ function measure(nodes: number, mode: "steady" | "steady+clients" | "nemesis", c
   return { nodes, mode, checkers, ...mid };
 }
 
+/** Cost of snapshot() and restore() after `minutes` of simulated time with 3 clients writing. */
+function snapshotCost(minutes: number): { entries: number; snapshotUs: number; restoreUs: number } {
+  const sim = new Simulation(mergeConfig(defaultConfig(), { seed: 7, nodes: 5, clients: { count: 3, workload: "random" } }));
+  sim.advanceTo(minutes * 60_000_000);
+  const leader = sim.leader();
+  const entries = leader === null ? 0 : sim.server(leader).disk.log.length;
+  const n = 50;
+  let t0 = performance.now();
+  let snap = sim.snapshot();
+  for (let i = 1; i < n; i++) snap = sim.snapshot();
+  const snapshotUs = ((performance.now() - t0) * 1000) / n;
+  t0 = performance.now();
+  for (let i = 0; i < n; i++) sim.restore(snap);
+  const restoreUs = ((performance.now() - t0) * 1000) / n;
+  return { entries, snapshotUs, restoreUs };
+}
+
 function main(): void {
   console.log(`Lease Lab core benchmark: ${SIM_SECONDS} simulated s per run, median of ${REPEATS} (node ${process.version})\n`);
+  // Warm the JIT on every code path before timing anything.
+  for (const mode of ["steady", "steady+clients", "nemesis"] as const) measure(5, mode, true);
   console.log("nodes  workload          checkers   sim s / wall s   trace events / s");
   const rows: Row[] = [];
   for (const nodes of [3, 5, 7]) {
@@ -67,6 +86,13 @@ function main(): void {
         );
       }
     }
+  }
+  console.log("\nsnapshot / restore cost (5 nodes, 3 clients writing)");
+  for (const minutes of [1, 10]) {
+    const c = snapshotCost(minutes);
+    console.log(
+      `  after ${minutes} simulated min (${c.entries} log entries): snapshot ${c.snapshotUs.toFixed(0)} µs, restore ${c.restoreUs.toFixed(0)} µs`,
+    );
   }
   const target = rows.find((r) => r.nodes === 5 && r.mode === "steady" && r.checkers);
   if (target) {

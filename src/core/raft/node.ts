@@ -29,6 +29,9 @@ import type {
   Role,
 } from "./types";
 
+/** The shared empty list handed out by ready() when there is nothing (never mutated). */
+const NONE: readonly never[] = Object.freeze([]);
+
 export interface Progress {
   /** Next index to send (only moves forward on acknowledgement). */
   next: number;
@@ -317,22 +320,22 @@ export class RaftNode {
   /** Takes everything the host must act on, and clears it. */
   ready(): Ready {
     const s = this.st;
-    const entries = s.appendFrom === null ? [] : s.log.slice(s.appendFrom - 1);
     const rd: Ready = {
       hardState: s.hardDirty ? { term: s.term, votedFor: s.votedFor } : null,
       truncateFrom: s.truncateFrom,
-      entries,
-      messages: s.outbox,
+      entries: s.appendFrom === null ? NONE : s.log.slice(s.appendFrom - 1),
+      messages: s.outbox.length === 0 ? NONE : s.outbox,
       commitIndex: s.commitIndex,
-      readStates: s.readStates,
-      events: s.events,
+      readStates: s.readStates.length === 0 ? NONE : s.readStates,
+      events: s.events.length === 0 ? NONE : s.events,
     };
+    // Fresh arrays only where the old ones were handed out (the hot path sends a message or two).
     s.hardDirty = false;
     s.truncateFrom = null;
     s.appendFrom = null;
-    s.outbox = [];
-    s.readStates = [];
-    s.events = [];
+    if (s.outbox.length > 0) s.outbox = [];
+    if (s.readStates.length > 0) s.readStates = [];
+    if (s.events.length > 0) s.events = [];
     return rd;
   }
 
@@ -549,11 +552,10 @@ export class RaftNode {
     pr.active = true;
     if (m.success) {
       pr.inflight = false;
-      if (m.matchIndex > pr.match) {
-        pr.match = m.matchIndex;
-        this.maybeCommit();
-      }
+      const advanced = m.matchIndex > pr.match;
+      if (advanced) pr.match = m.matchIndex;
       if (pr.next < pr.match + 1) pr.next = pr.match + 1;
+      if (advanced) this.maybeCommit();
       if (pr.next <= this.lastIndex) this.sendAppend(from);
     } else if (m.rejectIndex === pr.next - 1) {
       pr.inflight = false;
@@ -574,7 +576,7 @@ export class RaftNode {
     const s = this.st;
     const pr = this.pr(to);
     const prev = pr.next - 1;
-    const entries = s.log.slice(prev, prev + this.cfg.maxEntriesPerAppend);
+    const entries = prev >= s.log.length ? NONE : s.log.slice(prev, prev + this.cfg.maxEntriesPerAppend);
     if (entries.length > 0) pr.inflight = true;
     this.send(to, {
       type: "AppendEntries",
