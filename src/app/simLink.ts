@@ -1,0 +1,29 @@
+/** Starts the simulation worker and connects it to the store. Returns a function that stops it. */
+import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
+import { useLab } from "./store";
+
+export function connectSimulation(settings: RunSettings, notices: readonly string[]): () => void {
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });
+  } catch (e) {
+    useLab.setState({
+      settings,
+      notices,
+      error: `The simulation worker could not be created: ${e instanceof Error ? e.message : String(e)}`,
+    });
+    return () => {};
+  }
+  const { receive } = useLab.getState();
+  worker.addEventListener("message", (e: MessageEvent<FromWorker>) => receive(e.data));
+  worker.addEventListener("error", (e: ErrorEvent) => {
+    useLab.setState({ error: `The simulation worker failed: ${e.message || "it could not be loaded"}` });
+  });
+  const send = (msg: ToWorker): void => worker.postMessage(msg);
+  useLab.setState({ settings, notices, view: null, error: null, send });
+  send({ type: "start", settings });
+  return () => {
+    worker.terminate();
+    useLab.setState({ send: () => {} });
+  };
+}

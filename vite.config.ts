@@ -1,0 +1,30 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * `npm start` runs `vite --open`. On a Linux machine without a display there is no
+ * browser to open (and xdg-open may be missing, which Vite reports with a stack trace),
+ * so skip opening and say why. An explicit BROWSER setting is left alone.
+ */
+function openOnlyWithDisplay(): Plugin {
+  return {
+    name: "lease-lab:open-only-with-display",
+    apply: "serve",
+    config(config) {
+      const headless = process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY && !process.env.BROWSER;
+      if (headless && config.server?.open) {
+        config.server.open = false;
+        console.warn(
+          "Lease Lab: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so no browser is opened. Open the Local URL below.",
+        );
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [react(), openOnlyWithDisplay()],
+  worker: { format: "es" },
+  build: { target: "es2022", sourcemap: true },
+  preview: { port: 4173 },
+});
