@@ -7,7 +7,7 @@
 import { type ClientOp, KvClient } from "../kv/client";
 import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
-import { type Checkers as CheckersT, Checkers, type CheckerHost, type Violation } from "./checkers";
+import { type CheckerHost, Checkers, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
 import { clientIds, configProblems, type SimConfig, nodeIds } from "./config";
 import { EventHeap } from "./heap";
@@ -108,7 +108,7 @@ export interface SimSnapshot {
   readonly refRng: RngState;
   readonly nemesis: NemesisState | null;
   readonly hash: [number, number];
-  readonly checkers: CheckersT | null;
+  readonly checkers: Checkers | null;
   readonly violations: readonly Violation[];
   readonly actionFailures: readonly ActionFailure[];
   readonly halted: boolean;
@@ -345,11 +345,6 @@ export class Simulation implements CheckerHost {
   schedule(at: number, action: Action): void {
     if (at < this._now) throw new Error(`schedule: ${at} is in the past (now ${this._now})`);
     this.push({ type: "action", at, action });
-  }
-
-  /** Stops the run: advancing and stepping do nothing from now on. */
-  halt(): void {
-    this._halted = true;
   }
 
   // ---- snapshots -----------------------------------------------------------------
