@@ -259,7 +259,7 @@ export function historyProblems(hist: History, finalState: Record<string, string
     }
     if (e.phase !== "ok") continue;
     const key = e.op.key;
-    const seen = e.result?.value ?? "";
+    const seen = e.result?.kind === "kv" ? (e.result.value ?? "") : "";
     const fin = finalState[key] ?? "";
     if (!fin.startsWith(seen)) {
       problems.push(`read ${rk} of ${key} at ${formatMicros(e.t)} returned "${seen}", not a prefix of the final "${fin}"`);

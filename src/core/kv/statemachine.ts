@@ -1,57 +1,84 @@
 /**
- * The replicated key-value state machine, with client sessions so that a command
- * retried by its client is applied once (Raft dissertation 6.3). The duplicate
- * check happens when the entry is applied, so every replica decides the same way.
+ * The Consistent Core's replicated state machine: keys and values, leases (keys
+ * may be attached to a lease and vanish with it), and client sessions so that a
+ * command retried by its client is applied once (Raft dissertation 6.3). The
+ * duplicate check happens when the entry is applied, so every replica decides
+ * the same way.
  */
-import type { KvOp, KvQuery } from "../raft/types";
-import type { KvResult } from "./messages";
+import { LeaseTable } from "../lease/table";
+import type { LeaseEffect } from "../lease/table";
+import type { LeaseInfo, LeaseQuery, LeaseServerSettings, SystemOp } from "../lease/types";
+import type { ClientOp, KvOp, KvQuery } from "../raft/types";
+import type { KvResult, OpResult } from "./messages";
 
 interface Session {
   lastSeq: number;
-  lastResult: KvResult;
+  lastResult: OpResult;
 }
 
 export type ApplyOutcome =
-  | { readonly kind: "applied"; readonly result: KvResult }
-  | { readonly kind: "duplicate"; readonly result: KvResult }
+  | { readonly kind: "applied"; readonly result: OpResult; readonly lease: LeaseEffect | null }
+  | { readonly kind: "duplicate"; readonly result: OpResult }
   | { readonly kind: "stale" };
 
-export class KvStateMachine {
+export class CoreStateMachine {
   private constructor(
     private data: Record<string, string>,
     private sessions: Record<string, Session>,
+    readonly leases: LeaseTable,
   ) {}
 
-  static empty(): KvStateMachine {
-    return new KvStateMachine({}, {});
+  static empty(settings: LeaseServerSettings): CoreStateMachine {
+    return new CoreStateMachine({}, {}, LeaseTable.empty(settings));
   }
 
-  clone(): KvStateMachine {
+  clone(): CoreStateMachine {
     const sessions: Record<string, Session> = {};
     for (const k in this.sessions) sessions[k] = { ...(this.sessions[k] as Session) };
-    return new KvStateMachine({ ...this.data }, sessions);
+    return new CoreStateMachine({ ...this.data }, sessions, this.leases.clone());
   }
 
-  /** Applies a client command, once per (clientId, seq). */
-  apply(clientId: string, seq: number, op: KvOp): ApplyOutcome {
-    const session = this.sessions[clientId];
-    if (session !== undefined && seq <= session.lastSeq) {
-      return seq === session.lastSeq ? { kind: "duplicate", result: session.lastResult } : { kind: "stale" };
+  /** Applies a client command at log index `index`, once per (clientId, seq). */
+  apply(clientId: string, seq: number, op: ClientOp, index: number): ApplyOutcome {
+    const cached = this.cached(clientId, seq);
+    if (cached !== null) return cached;
+    let result: OpResult;
+    let lease: LeaseEffect | null = null;
+    if (op.type === "grant" || op.type === "revoke") {
+      lease = this.leases.applyClient(op, index);
+      this.deleteKeys(lease.deleteKeys);
+      result = lease.result as OpResult;
+    } else {
+      result = this.exec(op);
     }
-    const result = this.exec(op);
     this.sessions[clientId] = { lastSeq: seq, lastResult: result };
-    return { kind: "applied", result };
+    return { kind: "applied", result, lease };
+  }
+
+  /** Applies a command of the leader's lease tracker (expire, free, checkpoint). */
+  applySystem(op: SystemOp): LeaseEffect {
+    const effect = this.leases.applySystem(op);
+    this.deleteKeys(effect.deleteKeys);
+    return effect;
   }
 
   /** The answer already given to (clientId, seq), if that command was applied. */
-  cached(clientId: string, seq: number): ApplyOutcome | null {
+  cached(clientId: string, seq: number): Exclude<ApplyOutcome, { kind: "applied" }> | null {
     const session = this.sessions[clientId];
     if (session === undefined || seq > session.lastSeq) return null;
     return seq === session.lastSeq ? { kind: "duplicate", result: session.lastResult } : { kind: "stale" };
   }
 
-  query(q: KvQuery): KvResult {
-    return { value: this.data[q.key] ?? null };
+  /** A read (KV get or lease query); `remainingMs` is the leader's view of a lease's time left, if known. */
+  query(q: KvQuery | LeaseQuery, remainingMs: (name: string) => number | null = () => null): OpResult {
+    switch (q.type) {
+      case "get":
+        return { kind: "kv", value: this.data[q.key] ?? null };
+      case "lease-ttl":
+        return { kind: "lease-info", lease: this.leases.info(q.name), remainingMs: remainingMs(q.name) };
+      case "lease-list":
+        return { kind: "lease-list", leases: this.leases.list() };
+    }
   }
 
   get(key: string): string | null {
@@ -62,25 +89,40 @@ export class KvStateMachine {
     return Object.entries(this.data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  leaseList(): LeaseInfo[] {
+    return this.leases.list();
+  }
+
+  private deleteKeys(keys: readonly string[]): void {
+    for (const k of keys) delete this.data[k];
+  }
+
   private exec(op: KvOp): KvResult {
     const d = this.data;
     switch (op.type) {
       case "put":
+        if (op.lease !== undefined && !this.leases.isHeld(op.lease)) {
+          return { kind: "kv", value: d[op.key] ?? null, error: `lease ${op.lease} is not held` };
+        }
+        // A key belongs to at most one lease: the one named by its latest write.
+        this.leases.detach(op.key);
+        if (op.lease !== undefined) this.leases.attach(op.key, op.lease);
         d[op.key] = op.value;
-        return { value: op.value };
+        return { kind: "kv", value: op.value };
       case "append": {
         const v = (d[op.key] ?? "") + op.value;
         d[op.key] = v;
-        return { value: v };
+        return { kind: "kv", value: v };
       }
       case "delete":
+        this.leases.detach(op.key);
         delete d[op.key];
-        return { value: null };
+        return { kind: "kv", value: null };
       case "cas": {
         const cur = d[op.key] ?? null;
-        if (cur !== op.expect) return { value: cur, applied: false };
+        if (cur !== op.expect) return { kind: "kv", value: cur, applied: false };
         d[op.key] = op.value;
-        return { value: op.value, applied: true };
+        return { kind: "kv", value: op.value, applied: true };
       }
     }
   }

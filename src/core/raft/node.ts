@@ -41,6 +41,8 @@ export interface Progress {
   inflight: boolean;
   /** Heard from the peer since the last CheckQuorum round. */
   active: boolean;
+  /** Local time this leader last heard from the peer (its vote, or any reply). */
+  lastHeardAt: number;
 }
 
 interface PendingRead {
@@ -199,6 +201,19 @@ export class RaftNode {
     return this.termAt(this.st.log.length);
   }
 
+  /**
+   * As leader: has a majority (this node included) answered within the last minimum
+   * election timeout? A leader that cannot say yes may already have been replaced, so
+   * it must not act on time-based decisions such as expiring leases.
+   */
+  hasQuorumContact(now: number): boolean {
+    const s = this.st;
+    if (s.role !== "leader") return false;
+    let heard = 1;
+    for (const p of this.peers) if (now - this.pr(p).lastHeardAt < this.cfg.electionTimeoutMinUs) heard++;
+    return heard >= this.quorum;
+  }
+
   /** The next local time at which onTimer() has work to do. */
   nextDeadline(): number {
     const s = this.st;
@@ -312,7 +327,7 @@ export class RaftNode {
         this.onAppend(now, from, m);
         return;
       case "AppendEntriesResp":
-        this.onAppendResp(from, m);
+        this.onAppendResp(now, from, m);
         return;
     }
   }
@@ -401,7 +416,17 @@ export class RaftNode {
     s.leader = this.id;
     s.leaderContactAt = now;
     s.progress = {};
-    for (const p of this.peers) s.progress[p] = { next: this.lastIndex + 1, match: 0, inflight: false, active: false };
+    for (const p of this.peers) {
+      // A granted vote is contact: the voters acknowledged this leader just now.
+      const voted = s.votes[p] === true;
+      s.progress[p] = {
+        next: this.lastIndex + 1,
+        match: 0,
+        inflight: false,
+        active: false,
+        lastHeardAt: voted ? now : Number.NEGATIVE_INFINITY,
+      };
+    }
     s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
     s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
     s.events.push({ type: "role", role: "leader", term: s.term, leader: this.id, reason: "won the election" });
@@ -545,11 +570,12 @@ export class RaftNode {
     });
   }
 
-  private onAppendResp(from: NodeId, m: AppendEntriesResp): void {
+  private onAppendResp(now: number, from: NodeId, m: AppendEntriesResp): void {
     const s = this.st;
     if (s.role !== "leader") return;
     const pr = this.pr(from);
     pr.active = true;
+    pr.lastHeardAt = now;
     if (m.success) {
       pr.inflight = false;
       const advanced = m.matchIndex > pr.match;

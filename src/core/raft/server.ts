@@ -1,10 +1,14 @@
 /**
  * The host of one Raft node inside the simulator: it owns the node's simulated
  * disk, drives the sans-IO node (persist, then send, then apply), applies
- * committed entries to the key-value state machine and answers clients.
+ * committed entries to the Consistent Core's state machine (keys and leases),
+ * answers clients, and, while leader, runs the lease tracker.
  */
 import type { ClientRead, ClientReply, ClientWrite } from "../kv/messages";
-import { KvStateMachine } from "../kv/statemachine";
+import { CoreStateMachine } from "../kv/statemachine";
+import type { LeaseEffect } from "../lease/table";
+import { LeaseTracker, type TrackerEvent } from "../lease/tracker";
+import type { LeaseQuery, LeaseRefresh, LeaseServerSettings } from "../lease/types";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
@@ -27,14 +31,16 @@ interface PendingWrite {
 interface PendingRead {
   readonly client: ProcId;
   readonly seq: number;
-  readonly query: KvQuery;
+  readonly query: KvQuery | LeaseQuery;
   /** Set once the leadership round confirmed it: serve when applied this far. */
   index: number | null;
 }
 
 interface Volatile {
   node: RaftNode;
-  sm: KvStateMachine;
+  sm: CoreStateMachine;
+  /** The lease tracker: present exactly while this node is leader. */
+  tracker: LeaseTracker | null;
   lastApplied: number;
   /** Proposed client writes by log index. */
   writes: Map<number, PendingWrite>;
@@ -46,15 +52,24 @@ export function isRaftMessage(p: Payload): p is RaftMessage {
   return p.type === "RequestVote" || p.type === "RequestVoteResp" || p.type === "AppendEntries" || p.type === "AppendEntriesResp";
 }
 
+export interface ServerConfig {
+  readonly raft: RaftConfig;
+  readonly lease: LeaseServerSettings;
+}
+
 export class RaftServer implements ProcessLogic {
   readonly kind = "node" as const;
 
+  readonly cfg: RaftConfig;
+
   constructor(
-    readonly cfg: RaftConfig,
+    readonly config: ServerConfig,
     private readonly rng: Rng,
     readonly disk: Disk = { hard: { term: 0, votedFor: null }, log: [] },
     private v: Volatile | null = null,
-  ) {}
+  ) {
+    this.cfg = config.raft;
+  }
 
   get id(): NodeId {
     return this.cfg.id;
@@ -63,11 +78,15 @@ export class RaftServer implements ProcessLogic {
   get node(): RaftNode | null {
     return this.v?.node ?? null;
   }
-  get stateMachine(): KvStateMachine | null {
+  get stateMachine(): CoreStateMachine | null {
     return this.v?.sm ?? null;
   }
   get lastApplied(): number {
     return this.v?.lastApplied ?? 0;
+  }
+  /** The leader's lease tracker (null unless this node is a running leader). */
+  get tracker(): LeaseTracker | null {
+    return this.v?.tracker ?? null;
   }
 
   /** A deep copy, with its own copy of the node's random stream. */
@@ -75,12 +94,13 @@ export class RaftServer implements ProcessLogic {
     const rng = Rng.restore(this.rng.snapshot());
     const disk: Disk = { hard: this.disk.hard, log: this.disk.log.slice() };
     const v = this.v;
-    if (v === null) return new RaftServer(this.cfg, rng, disk, null);
+    if (v === null) return new RaftServer(this.config, rng, disk, null);
     const reads = new Map<number, PendingRead>();
     for (const [k, r] of v.reads) reads.set(k, { ...r });
-    return new RaftServer(this.cfg, rng, disk, {
+    return new RaftServer(this.config, rng, disk, {
       node: RaftNode.fromState(this.cfg, rng, v.node.snapshotState()),
       sm: v.sm.clone(),
+      tracker: v.tracker?.clone() ?? null,
       lastApplied: v.lastApplied,
       writes: new Map(v.writes),
       reads,
@@ -91,7 +111,8 @@ export class RaftServer implements ProcessLogic {
   start(ctx: ProcessContext): void {
     this.v = {
       node: RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, ctx.now),
-      sm: KvStateMachine.empty(),
+      sm: CoreStateMachine.empty(this.config.lease),
+      tracker: null,
       lastApplied: 0,
       writes: new Map(),
       reads: new Map(),
@@ -105,12 +126,22 @@ export class RaftServer implements ProcessLogic {
   }
 
   nextDeadline(): number | null {
-    return this.v === null ? null : this.v.node.nextDeadline();
+    const v = this.v;
+    if (v === null) return null;
+    const d = v.node.nextDeadline();
+    return v.tracker === null ? d : Math.min(d, v.tracker.nextDeadline());
   }
 
   onTimer(ctx: ProcessContext): void {
-    if (this.v === null) return;
-    this.v.node.onTimer(ctx.now);
+    const v = this.v;
+    if (v === null) return;
+    v.node.onTimer(ctx.now);
+    if (v.tracker !== null && v.node.role === "leader") {
+      const events: TrackerEvent[] = [];
+      const ops = v.tracker.due(ctx.now, v.node.hasQuorumContact(ctx.now), events);
+      this.emitTracker(ctx, events);
+      for (const op of ops) v.node.propose({ type: "system", op });
+    }
     this.handleReady(ctx);
   }
 
@@ -127,7 +158,28 @@ export class RaftServer implements ProcessLogic {
     if (isRaftMessage(p)) v.node.step(ctx.now, from, p);
     else if (p.type === "ClientWrite") this.onWrite(ctx, v, from, p);
     else if (p.type === "ClientRead") this.onRead(ctx, v, from, p);
+    else if (p.type === "LeaseRefresh") this.onRefresh(ctx, v, from, p);
     this.handleReady(ctx);
+  }
+
+  /** Refreshes go to the leader only and are answered from its tracker: nothing is replicated. */
+  private onRefresh(ctx: ProcessContext, v: Volatile, from: ProcId, m: LeaseRefresh): void {
+    const base = { type: "LeaseRefreshReply" as const, reqId: m.reqId, name: m.name };
+    if (v.node.role !== "leader" || v.tracker === null) {
+      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.role === "leader" ? null : v.node.leader });
+      return;
+    }
+    const s = this.config.lease;
+    const poolFull = s.poolSize > 0 && v.sm.leases.heldCount >= s.poolSize;
+    const events: TrackerEvent[] = [];
+    const out = v.tracker.refresh(ctx.now, m.name, m.holder, m.token, poolFull, events);
+    this.emitTracker(ctx, events);
+    if (out.ok) ctx.send(from, { ...base, ok: true, ttlMs: out.ttlMs });
+    else ctx.send(from, { ...base, ok: false, reason: out.reason, leaderHint: null });
+  }
+
+  private emitTracker(ctx: ProcessContext, events: readonly TrackerEvent[]): void {
+    for (const e of events) ctx.emit({ kind: "lease", ...e });
   }
 
   private onWrite(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientWrite): void {
@@ -191,6 +243,16 @@ export class RaftServer implements ProcessLogic {
 
     this.applyCommitted(ctx, v, rd.commitIndex);
 
+    // The tracker lives exactly as long as leadership. A new leader starts it from
+    // what it has applied; leases it learns about later arrive through onApplied.
+    if (v.node.role === "leader" && v.tracker === null) {
+      const events: TrackerEvent[] = [];
+      v.tracker = LeaseTracker.promote(this.config.lease, ctx.now, v.sm.leaseList(), events);
+      this.emitTracker(ctx, events);
+    } else if (v.node.role !== "leader" && v.tracker !== null) {
+      v.tracker = null;
+    }
+
     for (const rs of rd.readStates) {
       const r = v.reads.get(rs.ctx);
       if (r !== undefined) r.index = rs.index;
@@ -198,7 +260,9 @@ export class RaftServer implements ProcessLogic {
     for (const [k, r] of v.reads) {
       if (r.index !== null && r.index <= v.lastApplied) {
         v.reads.delete(k);
-        this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query) });
+        const tracker = v.tracker;
+        const remaining = (name: string): number | null => tracker?.remainingMs(ctx.now, name) ?? null;
+        this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query, remaining) });
       }
     }
 
@@ -221,13 +285,28 @@ export class RaftServer implements ProcessLogic {
       if (e === undefined) throw new Error(`${this.id}: committed entry ${i} missing`);
       const pending = v.writes.get(i);
       if (pending !== undefined) v.writes.delete(i);
+      if (e.cmd.type === "system") {
+        this.afterLease(ctx, v, v.sm.applySystem(e.cmd.op), i);
+        continue;
+      }
       if (e.cmd.type !== "client") continue;
-      const out = v.sm.apply(e.cmd.clientId, e.cmd.seq, e.cmd.op);
+      const out = v.sm.apply(e.cmd.clientId, e.cmd.seq, e.cmd.op, i);
+      if (out.kind === "applied" && out.lease !== null) this.afterLease(ctx, v, out.lease, i);
       if (pending !== undefined && pending.clientId === e.cmd.clientId && pending.seq === e.cmd.seq && out.kind !== "stale") {
         this.reply(ctx, pending.client, { type: "ClientReply", seq: pending.seq, ok: true, result: out.result });
       }
     }
     v.lastApplied = commitIndex;
     ctx.emit({ kind: "apply", from, to: commitIndex });
+  }
+
+  /** Reports an applied lease command, and lets the leader's tracker follow it. */
+  private afterLease(ctx: ProcessContext, v: Volatile, effect: LeaseEffect, index: number): void {
+    if (effect.event === null) return;
+    ctx.emit({ kind: "lease", ...effect.event, index });
+    if (v.tracker === null) return;
+    const events: TrackerEvent[] = [];
+    v.tracker.onApplied(ctx.now, effect, events);
+    this.emitTracker(ctx, events);
   }
 }

@@ -1,10 +1,12 @@
 /** Types shared by the Raft node, its host and the simulator. */
+import type { LeaseOp, SystemOp } from "../lease/types";
 
 export type NodeId = string;
 
 /** Operations of the replicated key-value state machine. */
 export type KvOp =
-  | { readonly type: "put"; readonly key: string; readonly value: string }
+  /** With `lease`, the key is attached to that lease and deleted when the lease ends. */
+  | { readonly type: "put"; readonly key: string; readonly value: string; readonly lease?: string }
   | { readonly type: "append"; readonly key: string; readonly value: string }
   | { readonly type: "delete"; readonly key: string }
   | { readonly type: "cas"; readonly key: string; readonly expect: string | null; readonly value: string };
@@ -12,10 +14,14 @@ export type KvOp =
 /** Read-only queries, served through ReadIndex (never written to the log). */
 export type KvQuery = { readonly type: "get"; readonly key: string };
 
-/** What a log entry carries. A no-op is appended by every new leader. */
+/** What a client may write: a key-value operation or a lease request. */
+export type ClientOp = KvOp | LeaseOp;
+
+/** What a log entry carries. A no-op is appended by every new leader; system commands come from the leader's lease tracker. */
 export type Command =
   | { readonly type: "noop" }
-  | { readonly type: "client"; readonly clientId: string; readonly seq: number; readonly op: KvOp };
+  | { readonly type: "client"; readonly clientId: string; readonly seq: number; readonly op: ClientOp }
+  | { readonly type: "system"; readonly op: SystemOp };
 
 /** A log entry. Entries are immutable once created and shared between logs. */
 export interface Entry {

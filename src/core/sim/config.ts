@@ -1,4 +1,5 @@
 /** Simulation settings: every timing in milliseconds (units last in names), validated in one place. */
+import type { LeaseServerSettings } from "../lease/types";
 
 export interface RaftSettings {
   electionTimeoutMinMs: number;
@@ -31,12 +32,55 @@ export interface ClientSettings {
   maxAttempts: number;
 }
 
+/** The lease service's settings (see LeaseServerSettings for each; null means "derive from Raft's timing"). */
+export interface LeaseSettings {
+  /** Null: 1.5 x the maximum election timeout, as etcd. */
+  minTtlMs: number | null;
+  expiryCheckIntervalMs: number;
+  expirySlackFactor: number;
+  lockDelayMs: number;
+  checkpoint: boolean;
+  checkpointIntervalMs: number;
+  /** Null: the maximum election timeout (etcd extends by an election timeout). */
+  leaderChangeExtensionMs: number | null;
+  poolSize: number;
+  poolShortenAt: number;
+  poolShortTtlMs: number;
+  poolDenyRenewalsWhenFull: boolean;
+}
+
+/** The lease holders h1..hN; holder i wants leaseNames[i mod length] and writes to the resource of that name. */
+export interface HolderGroupSettings {
+  count: number;
+  leaseNames: string[];
+  ttlMs: number;
+  renewFraction: number;
+  renewJitter: number;
+  driftMarginPpm: number;
+  gracePeriodMs: number;
+  requestTimeoutMs: number;
+  retryBackoffMinMs: number;
+  retryBackoffMaxMs: number;
+  acquireRetryMs: number;
+  workIntervalMs: number;
+  workGapMs: number;
+  holdForMs: number;
+  /** Holder i starts acquiring at startAfterMs + i x startStaggerMs. */
+  startAfterMs: number;
+  startStaggerMs: number;
+  registerKey: boolean;
+}
+
 export interface SimConfig {
   seed: number;
   nodes: number;
   raft: RaftSettings;
   network: NetworkSettings;
   clients: ClientSettings;
+  lease: LeaseSettings;
+  holders: HolderGroupSettings;
+  /** The fenced storage process (present when there are holders). */
+  storage: { fencing: boolean };
   /** Run the invariant checkers on every event. */
   checkers: boolean;
   /** Keep a running hash of the trace (determinism checks, the CLI's traceHash). */
@@ -49,6 +93,7 @@ export interface SimConfig {
 
 export const MAX_NODES = 9;
 export const MAX_CLIENTS = 50;
+export const MAX_HOLDERS = 50;
 
 export function defaultConfig(): SimConfig {
   return {
@@ -74,6 +119,39 @@ export function defaultConfig(): SimConfig {
       retryBackoffMs: 50,
       maxAttempts: 100,
     },
+    lease: {
+      minTtlMs: null,
+      expiryCheckIntervalMs: 100,
+      expirySlackFactor: 1,
+      lockDelayMs: 0,
+      checkpoint: false,
+      checkpointIntervalMs: 1000,
+      leaderChangeExtensionMs: null,
+      poolSize: 0,
+      poolShortenAt: 0,
+      poolShortTtlMs: 1000,
+      poolDenyRenewalsWhenFull: false,
+    },
+    holders: {
+      count: 0,
+      leaseNames: ["lock"],
+      ttlMs: 2000,
+      renewFraction: 1 / 3,
+      renewJitter: 0.1,
+      driftMarginPpm: 20_000,
+      gracePeriodMs: 0,
+      requestTimeoutMs: 300,
+      retryBackoffMinMs: 50,
+      retryBackoffMaxMs: 800,
+      acquireRetryMs: 500,
+      workIntervalMs: 250,
+      workGapMs: 20,
+      holdForMs: 0,
+      startAfterMs: 500,
+      startStaggerMs: 100,
+      registerKey: true,
+    },
+    storage: { fencing: true },
     checkers: true,
     hashTrace: true,
     stopOnViolation: false,
@@ -92,6 +170,9 @@ export function mergeConfig(base: SimConfig, patch: ConfigPatch): SimConfig {
     raft: { ...base.raft, ...patch.raft },
     network: { ...base.network, ...patch.network },
     clients: { ...base.clients, ...patch.clients },
+    lease: { ...base.lease, ...patch.lease },
+    holders: { ...base.holders, ...patch.holders },
+    storage: { ...base.storage, ...patch.storage },
   } as SimConfig;
 }
 
@@ -129,6 +210,35 @@ export function configProblems(c: SimConfig): string[] {
   num(c.clients.retryBackoffMs, 0, 600_000, "clients.retryBackoffMs");
   int(c.clients.maxAttempts, 1, 100_000, "clients.maxAttempts");
   int(c.inboxLimit, 1, 1_000_000, "inboxLimit");
+  const l = c.lease;
+  if (l.minTtlMs !== null) num(l.minTtlMs, 1, 3_600_000, "lease.minTtlMs");
+  num(l.expiryCheckIntervalMs, 1, 600_000, "lease.expiryCheckIntervalMs");
+  num(l.expirySlackFactor, 1, 10, "lease.expirySlackFactor");
+  num(l.lockDelayMs, 0, 3_600_000, "lease.lockDelayMs");
+  num(l.checkpointIntervalMs, 1, 3_600_000, "lease.checkpointIntervalMs");
+  if (l.leaderChangeExtensionMs !== null) num(l.leaderChangeExtensionMs, 0, 3_600_000, "lease.leaderChangeExtensionMs");
+  int(l.poolSize, 0, 10_000, "lease.poolSize");
+  num(l.poolShortenAt, 0, 1, "lease.poolShortenAt");
+  num(l.poolShortTtlMs, 1, 3_600_000, "lease.poolShortTtlMs");
+  const h = c.holders;
+  int(h.count, 0, MAX_HOLDERS, "holders.count");
+  if (h.leaseNames.length === 0 || h.leaseNames.some((n) => n.length === 0 || n.length > 64))
+    p.push("holders.leaseNames must name at least one lease, each 1 to 64 characters");
+  num(h.ttlMs, 1, 3_600_000, "holders.ttlMs");
+  num(h.renewFraction, 0.01, 0.99, "holders.renewFraction");
+  num(h.renewJitter, 0, 0.5, "holders.renewJitter");
+  int(h.driftMarginPpm, 0, 500_000, "holders.driftMarginPpm");
+  num(h.gracePeriodMs, 0, 3_600_000, "holders.gracePeriodMs");
+  num(h.requestTimeoutMs, 1, 600_000, "holders.requestTimeoutMs");
+  num(h.retryBackoffMinMs, 1, 600_000, "holders.retryBackoffMinMs");
+  num(h.retryBackoffMaxMs, 1, 600_000, "holders.retryBackoffMaxMs");
+  if (h.retryBackoffMaxMs < h.retryBackoffMinMs) p.push("holders.retryBackoffMaxMs must be at least retryBackoffMinMs");
+  num(h.acquireRetryMs, 1, 600_000, "holders.acquireRetryMs");
+  num(h.workIntervalMs, 1, 600_000, "holders.workIntervalMs");
+  num(h.workGapMs, 0, 600_000, "holders.workGapMs");
+  num(h.holdForMs, 0, 3_600_000, "holders.holdForMs");
+  num(h.startAfterMs, 0, 3_600_000, "holders.startAfterMs");
+  num(h.startStaggerMs, 0, 600_000, "holders.startStaggerMs");
   return p;
 }
 
@@ -138,4 +248,28 @@ export function nodeIds(n: number): string[] {
 
 export function clientIds(n: number): string[] {
   return Array.from({ length: n }, (_, i) => `c${i + 1}`);
+}
+
+export function holderIds(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `h${i + 1}`);
+}
+
+export const STORAGE_ID = "s1";
+
+/** The lease service settings every node uses, with the derived defaults filled in. */
+export function leaseServerSettings(c: SimConfig): LeaseServerSettings {
+  const l = c.lease;
+  return {
+    minTtlMs: l.minTtlMs ?? Math.ceil(1.5 * c.raft.electionTimeoutMaxMs),
+    expiryCheckIntervalMs: l.expiryCheckIntervalMs,
+    expirySlackFactor: l.expirySlackFactor,
+    lockDelayMs: l.lockDelayMs,
+    checkpoint: l.checkpoint,
+    checkpointIntervalMs: l.checkpointIntervalMs,
+    leaderChangeExtensionMs: l.leaderChangeExtensionMs ?? c.raft.electionTimeoutMaxMs,
+    poolSize: l.poolSize,
+    poolShortenAt: l.poolShortenAt,
+    poolShortTtlMs: l.poolShortTtlMs,
+    poolDenyRenewalsWhenFull: l.poolDenyRenewalsWhenFull,
+  };
 }

@@ -6,10 +6,16 @@ export interface ProcessContext {
   readonly now: number;
   send(to: ProcId, payload: Payload): void;
   emit(event: ProcEvent): void;
+  /**
+   * Freezes this process for a while, starting right after the current call returns:
+   * a GC pause that strikes at a chosen point in its code (e.g. between checking a
+   * lease and using it).
+   */
+  pauseSelf(durationUs: number): void;
 }
 
 export interface ProcessLogic {
-  readonly kind: "node" | "client";
+  readonly kind: "node" | "client" | "holder" | "storage";
   /** Called at boot and after every restart, with only the persisted state left. */
   start(ctx: ProcessContext): void;
   onMessage(ctx: ProcessContext, from: ProcId, payload: Payload): void;

@@ -9,7 +9,7 @@ import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
 import { type CheckerHost, Checkers, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
-import { clientIds, configProblems, type SimConfig, nodeIds } from "./config";
+import { clientIds, configProblems, leaseServerSettings, nodeIds, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
@@ -145,6 +145,8 @@ export class Simulation implements CheckerHost {
   private listeners: TraceListener[] = [];
   /** One context per process, reused for every call (its clock reading is refreshed each time). */
   private contexts = new Map<ProcId, MutableContext>();
+  /** A pause a process asked for during the current call (applied when the call returns). */
+  private selfPause: { proc: ProcId; durationUs: number } | null = null;
   /** Events of the current step, so callers can see what one step did. */
   private stepEvents: TraceEvent[] | null = null;
 
@@ -168,6 +170,7 @@ export class Simulation implements CheckerHost {
     };
     this.checkers = config.checkers ? new Checkers(this) : null;
     const r = config.raft;
+    const lease = leaseServerSettings(config);
     for (const id of this.nodeIds) {
       const cfg: RaftConfig = {
         id,
@@ -179,7 +182,7 @@ export class Simulation implements CheckerHost {
         checkQuorum: r.checkQuorum,
         maxEntriesPerAppend: r.maxEntriesPerAppend,
       };
-      this.addProc(id, new RaftServer(cfg, root.fork(`node:${id}`)));
+      this.addProc(id, new RaftServer({ raft: cfg, lease }, root.fork(`node:${id}`)));
     }
     const c = config.clients;
     for (const id of this.clientIds) {
@@ -493,6 +496,9 @@ export class Simulation implements CheckerHost {
         (ev as unknown as { proc: ProcId }).proc = id;
         this.emit(ev as { proc: ProcId } & ProcEvent);
       },
+      pauseSelf: (durationUs) => {
+        this.selfPause = { proc: id, durationUs };
+      },
     };
   }
 
@@ -505,6 +511,14 @@ export class Simulation implements CheckerHost {
     ctx.now = localTime(p.clock, this._now);
     try {
       fn(ctx);
+      const sp = this.selfPause;
+      if (sp !== null) {
+        this.selfPause = null;
+        if (sp.proc === p.id) {
+          this.apply({ type: "pause", proc: p.id, durationUs: sp.durationUs });
+          return;
+        }
+      }
     } catch (e) {
       // A process broke one of its own assertions: report it like any violation and stop,
       // since its state can no longer be trusted.
@@ -594,7 +608,16 @@ export class Simulation implements CheckerHost {
     let guard = inbox.length + 1000;
     for (;;) {
       if (guard-- <= 0) throw new Error(`${p.id}: runaway timer after resume`);
-      if (p.status !== "up") return;
+      const status = p.status as ProcStatus; // run() may have paused or crashed it
+      if (status === "paused") {
+        // Paused again while catching up (a GC pause at the same spot): keep what is left.
+        p.inbox = inbox.concat(p.inbox);
+        return;
+      }
+      if (status !== "up") {
+        for (const m of inbox) this.drop(m.env, "down");
+        return;
+      }
       const d = p.logic.nextDeadline();
       const dueAt = d === null ? Number.POSITIVE_INFINITY : virtualAt(p.clock, d, 0);
       const next = inbox[0];

@@ -2,12 +2,14 @@
  * The trace: every state change and every message send, delivery and drop, as
  * typed data. The UI, the CLI, the checkers and the exports all read this stream.
  */
-import type { KvMessage, KvResult } from "../kv/messages";
-import type { KvOp, KvQuery, NodeId, RaftMessage, Role } from "../raft/types";
+import type { KvMessage, OpResult } from "../kv/messages";
+import type { LeaseMessage, LeaseQuery } from "../lease/types";
+import type { ClientOp, KvQuery, NodeId, RaftMessage, Role } from "../raft/types";
+import type { StorageMessage } from "../storage/types";
 import { hashString } from "./rng";
 
 export type ProcId = string;
-export type Payload = RaftMessage | KvMessage;
+export type Payload = RaftMessage | KvMessage | LeaseMessage | StorageMessage;
 
 export type DropReason = "partition" | "cut" | "loss" | "down" | "user" | "inbox-full";
 
@@ -32,9 +34,50 @@ export type ProcEvent =
       readonly phase: "invoke" | "ok" | "fail" | "info";
       readonly clientId: string;
       readonly seq: number;
-      readonly op: KvOp | KvQuery;
-      readonly result?: KvResult;
+      readonly op: ClientOp | KvQuery | LeaseQuery;
+      readonly result?: OpResult;
       readonly note?: string;
+    }
+  /**
+   * The lease service. On every node: grant, deny, revoke, expire, free, checkpoint as
+   * committed entries are applied (`index`). On the leader only: refresh, refresh-denied,
+   * expiring (it proposed an Expire), extended (a new leader gave a lease a fresh TTL);
+   * `expiresAtUs` is the leader's local clock reading at which it will expire the lease.
+   */
+  | {
+      readonly kind: "lease";
+      readonly op: "grant" | "deny" | "revoke" | "expire" | "free" | "checkpoint" | "refresh" | "refresh-denied" | "expiring" | "extended";
+      readonly name: string;
+      readonly holder: string | null;
+      readonly token: number;
+      readonly index?: number;
+      readonly ttlMs?: number;
+      readonly transitions?: number;
+      readonly expiresAtUs?: number;
+      readonly reason?: string;
+    }
+  /** A holder's statechart moved: `state` is its state value ("holding.working", "jeopardy", ...). */
+  | {
+      readonly kind: "holder";
+      readonly state: string;
+      readonly leaseName: string;
+      readonly token: number | null;
+      /** The holder's own conservative deadline, on its local clock (µs), while it believes it holds the lease. */
+      readonly deadlineUs: number | null;
+      readonly event: string;
+    }
+  /** The storage process handled a write. */
+  | {
+      readonly kind: "storage";
+      readonly reqId: number;
+      readonly resource: string;
+      readonly holder: string;
+      readonly token: number;
+      readonly accepted: boolean;
+      readonly reason: string | null;
+      /** Highest token accepted for the resource after this write. */
+      readonly highest: number;
+      readonly fencing: boolean;
     };
 
 export type SimEvent =
@@ -83,11 +126,19 @@ export function messageLabel(m: Payload): string {
     case "AppendEntriesResp":
       return "append reply";
     case "ClientWrite":
-      return "write";
+      return m.op.type === "grant" ? "grant" : m.op.type === "revoke" ? "revoke" : "write";
     case "ClientRead":
       return "read";
     case "ClientReply":
       return "reply";
+    case "LeaseRefresh":
+      return "refresh";
+    case "LeaseRefreshReply":
+      return "refresh reply";
+    case "StorageWrite":
+      return "storage write";
+    case "StorageReply":
+      return "storage reply";
   }
 }
 

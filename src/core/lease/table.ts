@@ -1,0 +1,179 @@
+/**
+ * The replicated lease table: what every node agrees on about each lease name,
+ * changed only by applying committed log entries. Time never appears here: a
+ * lease's TTL is data, and whether it has run out is decided by the leader's
+ * tracker on its own clock, which then writes an Expire command to the log.
+ */
+import type { LeaseInfo, LeaseOp, LeaseResult, LeaseServerSettings, SystemOp } from "./types";
+
+interface LeaseRecord {
+  state: "held" | "delayed" | "free";
+  holder: string | null;
+  token: number;
+  ttlMs: number;
+  transitions: number;
+  keys: string[];
+  checkpointRemainingMs: number | null;
+}
+
+/** What applying a command did, for the state machine (keys to delete) and the trace. */
+export interface LeaseEffect {
+  readonly result: LeaseResult | null;
+  /** Keys attached to a lease that just ended: delete them in the same applied command. */
+  readonly deleteKeys: readonly string[];
+  /** For the trace: what happened. */
+  readonly event: {
+    readonly op: "grant" | "deny" | "revoke" | "expire" | "free" | "checkpoint";
+    readonly name: string;
+    readonly holder: string | null;
+    readonly token: number;
+    readonly ttlMs?: number;
+    readonly transitions?: number;
+    readonly reason?: string;
+  } | null;
+}
+
+const NOTHING: LeaseEffect = { result: null, deleteKeys: [], event: null };
+
+export class LeaseTable {
+  private constructor(
+    private readonly settings: LeaseServerSettings,
+    private leases: Record<string, LeaseRecord>,
+  ) {}
+
+  static empty(settings: LeaseServerSettings): LeaseTable {
+    return new LeaseTable(settings, {});
+  }
+
+  clone(): LeaseTable {
+    const copy: Record<string, LeaseRecord> = {};
+    for (const k in this.leases) {
+      const r = this.leases[k] as LeaseRecord;
+      copy[k] = { ...r, keys: r.keys.slice() };
+    }
+    return new LeaseTable(this.settings, copy);
+  }
+
+  /** Leases currently granted (the pool in use). */
+  get heldCount(): number {
+    let n = 0;
+    for (const k in this.leases) if ((this.leases[k] as LeaseRecord).state === "held") n++;
+    return n;
+  }
+
+  info(name: string): LeaseInfo | null {
+    const r = this.leases[name];
+    return r === undefined ? null : { name, ...r, keys: r.keys.slice() };
+  }
+
+  list(): LeaseInfo[] {
+    return Object.keys(this.leases)
+      .sort()
+      .map((name) => this.info(name) as LeaseInfo);
+  }
+
+  isHeld(name: string): boolean {
+    return this.leases[name]?.state === "held";
+  }
+
+  /** Grant and revoke: client commands. `index` is the log index, which becomes the fencing token. */
+  applyClient(op: LeaseOp, index: number): LeaseEffect {
+    return op.type === "grant" ? this.grant(op, index) : this.revoke(op);
+  }
+
+  applySystem(op: SystemOp): LeaseEffect {
+    switch (op.type) {
+      case "expire": {
+        const r = this.leases[op.name];
+        // The token must match: a lease re-granted since the leader decided is not touched.
+        if (r === undefined || r.state !== "held" || r.token !== op.token) return NOTHING;
+        const keys = r.keys;
+        r.keys = [];
+        r.state = this.settings.lockDelayMs > 0 ? "delayed" : "free";
+        r.checkpointRemainingMs = null;
+        return { result: null, deleteKeys: keys, event: { op: "expire", name: op.name, holder: r.holder, token: r.token } };
+      }
+      case "free": {
+        const r = this.leases[op.name];
+        if (r === undefined || r.state !== "delayed") return NOTHING;
+        r.state = "free";
+        return { result: null, deleteKeys: [], event: { op: "free", name: op.name, holder: r.holder, token: r.token } };
+      }
+      case "checkpoint": {
+        for (const c of op.leases) {
+          const r = this.leases[c.name];
+          if (r !== undefined && r.state === "held" && r.token === c.token) r.checkpointRemainingMs = c.remainingMs;
+        }
+        return { result: null, deleteKeys: [], event: { op: "checkpoint", name: "*", holder: null, token: 0 } };
+      }
+    }
+  }
+
+  /** Attaches a key to a held lease; false when the lease is not held. */
+  attach(key: string, name: string): boolean {
+    const r = this.leases[name];
+    if (r === undefined || r.state !== "held") return false;
+    if (!r.keys.includes(key)) r.keys.push(key);
+    return true;
+  }
+
+  /** A key was overwritten without a lease or deleted: it no longer belongs to any lease. */
+  detach(key: string): void {
+    for (const k in this.leases) {
+      const r = this.leases[k] as LeaseRecord;
+      const i = r.keys.indexOf(key);
+      if (i >= 0) r.keys.splice(i, 1);
+    }
+  }
+
+  private grant(op: LeaseOp & { type: "grant" }, index: number): LeaseEffect {
+    const s = this.settings;
+    const r = this.leases[op.name];
+    const deny = (reason: "held" | "lock-delay" | "pool-exhausted"): LeaseEffect => ({
+      result: { kind: "denied", name: op.name, reason, holder: r?.state === "held" ? r.holder : null },
+      deleteKeys: [],
+      event: { op: "deny", name: op.name, holder: op.holder, token: r?.token ?? 0, reason },
+    });
+    if (r !== undefined && r.state === "held") {
+      if (r.holder !== op.holder) return deny("held");
+      // The holder asks again for what it already holds (e.g. its first answer was lost): same grant.
+      return {
+        result: { kind: "granted", name: op.name, token: r.token, ttlMs: r.ttlMs, transitions: r.transitions },
+        deleteKeys: [],
+        event: { op: "grant", name: op.name, holder: op.holder, token: r.token, ttlMs: r.ttlMs, transitions: r.transitions },
+      };
+    }
+    if (r !== undefined && r.state === "delayed") return deny("lock-delay");
+    const held = this.heldCount;
+    if (s.poolSize > 0 && held >= s.poolSize) return deny("pool-exhausted");
+    let ttlMs = Math.max(op.ttlMs, s.minTtlMs);
+    if (s.poolSize > 0 && s.poolShortenAt > 0 && (held + 1) / s.poolSize >= s.poolShortenAt) {
+      // The provider is running short: hand out shorter leases so resources come back sooner.
+      ttlMs = Math.max(s.minTtlMs, Math.min(ttlMs, s.poolShortTtlMs));
+    }
+    const transitions = (r?.transitions ?? 0) + (r !== undefined && r.holder !== null && r.holder !== op.holder ? 1 : 0);
+    this.leases[op.name] = { state: "held", holder: op.holder, token: index, ttlMs, transitions, keys: [], checkpointRemainingMs: null };
+    return {
+      result: { kind: "granted", name: op.name, token: index, ttlMs, transitions },
+      deleteKeys: [],
+      event: { op: "grant", name: op.name, holder: op.holder, token: index, ttlMs, transitions },
+    };
+  }
+
+  private revoke(op: LeaseOp & { type: "revoke" }): LeaseEffect {
+    const r = this.leases[op.name];
+    if (r === undefined || r.state !== "held" || r.holder !== op.holder || r.token !== op.token) {
+      return { result: { kind: "not-holder", name: op.name }, deleteKeys: [], event: null };
+    }
+    const keys = r.keys;
+    r.keys = [];
+    // A voluntary release frees the name at once: lock-delay only guards against holders that vanished.
+    r.state = "free";
+    r.checkpointRemainingMs = null;
+    return {
+      result: { kind: "revoked", name: op.name, token: r.token },
+      deleteKeys: keys,
+      event: { op: "revoke", name: op.name, holder: r.holder, token: r.token },
+    };
+  }
+}

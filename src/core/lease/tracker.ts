@@ -1,0 +1,191 @@
+/**
+ * The leader's lease tracker (Patterns of Distributed Systems, "Lease"): only the
+ * leader times leases, on its own local monotonic clock, which drifts in the
+ * simulator. Refreshes reset a lease's clock here and are never replicated.
+ * When a lease runs out the tracker proposes an Expire command, so every node
+ * agrees on the expiry through the log. All of this is volatile: a new leader
+ * rebuilds it from its applied state and gives every lease a fresh TTL (or, with
+ * checkpointing, what the last checkpoint left).
+ */
+import type { LeaseEffect } from "./table";
+import type { LeaseInfo, LeaseRefreshDenial, LeaseServerSettings, SystemOp } from "./types";
+
+interface Tracked {
+  token: number;
+  holder: string;
+  ttlUs: number;
+  /** When the lease's TTL runs out on this leader's clock (what a checkpoint records). */
+  endsAt: number;
+  /** When the leader will expire it: endsAt plus the Consul-style slack. */
+  expiresAt: number;
+  /** An Expire has been proposed: no more refreshes. */
+  expiring: boolean;
+}
+
+export interface TrackerEvent {
+  readonly op: "refresh" | "refresh-denied" | "expiring" | "extended";
+  readonly name: string;
+  readonly holder: string | null;
+  readonly token: number;
+  readonly expiresAtUs?: number;
+  readonly ttlMs?: number;
+  readonly reason?: string;
+}
+
+export type RefreshOutcome = { readonly ok: true; readonly ttlMs: number } | { readonly ok: false; readonly reason: LeaseRefreshDenial };
+
+const US_PER_MS = 1000;
+
+export class LeaseTracker {
+  private constructor(
+    private readonly s: LeaseServerSettings,
+    private leases: Record<string, Tracked>,
+    /** Names in lock-delay, and when (local time) the tracker will propose freeing them. */
+    private freeAt: Record<string, number>,
+    private nextCheckAt: number,
+    private nextCheckpointAt: number,
+  ) {}
+
+  /**
+   * A node just became leader at local time `now`. Every held lease gets a fresh
+   * lease period, extended by the time an old leader could still be answering
+   * refreshes (etcd adds an election timeout for the same reason).
+   */
+  static promote(s: LeaseServerSettings, now: number, applied: readonly LeaseInfo[], events: TrackerEvent[]): LeaseTracker {
+    const t = new LeaseTracker(s, {}, {}, now + s.expiryCheckIntervalMs * US_PER_MS, now + s.checkpointIntervalMs * US_PER_MS);
+    for (const l of applied) {
+      if (l.state === "delayed") {
+        t.freeAt[l.name] = now + s.lockDelayMs * US_PER_MS;
+        continue;
+      }
+      if (l.state !== "held" || l.holder === null) continue;
+      const remainingMs = s.checkpoint && l.checkpointRemainingMs !== null ? l.checkpointRemainingMs : l.ttlMs;
+      const tr = t.track(l.name, l.holder, l.token, l.ttlMs, now + (s.leaderChangeExtensionMs + remainingMs) * US_PER_MS);
+      events.push({ op: "extended", name: l.name, holder: l.holder, token: l.token, expiresAtUs: tr.expiresAt, ttlMs: l.ttlMs });
+    }
+    return t;
+  }
+
+  clone(): LeaseTracker {
+    const leases: Record<string, Tracked> = {};
+    for (const k in this.leases) leases[k] = { ...(this.leases[k] as Tracked) };
+    return new LeaseTracker(this.s, leases, { ...this.freeAt }, this.nextCheckAt, this.nextCheckpointAt);
+  }
+
+  /** The leader's view of a lease's time left (ms), or null if it does not track it. */
+  remainingMs(now: number, name: string): number | null {
+    const t = this.leases[name];
+    return t === undefined ? null : Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS));
+  }
+
+  /** The leader's local time at which it will expire the lease (for the UI's timeline). */
+  expiresAt(name: string): number | null {
+    return this.leases[name]?.expiresAt ?? null;
+  }
+
+  /** Follows what the log did: a grant starts the lease's clock; revoke and expire stop it. */
+  onApplied(now: number, effect: LeaseEffect, events: TrackerEvent[]): void {
+    const e = effect.event;
+    if (e === null) return;
+    switch (e.op) {
+      case "grant": {
+        if (e.holder === null || e.ttlMs === undefined) return;
+        const existing = this.leases[e.name];
+        // A repeated grant of the same lease (a retried request) counts as a refresh.
+        if (existing !== undefined && existing.token === e.token && existing.expiring) return;
+        this.track(e.name, e.holder, e.token, e.ttlMs, now + e.ttlMs * US_PER_MS);
+        return;
+      }
+      case "revoke":
+        delete this.leases[e.name];
+        return;
+      case "expire":
+        delete this.leases[e.name];
+        if (this.s.lockDelayMs > 0) this.freeAt[e.name] = now + this.s.lockDelayMs * US_PER_MS;
+        return;
+      case "free":
+        delete this.freeAt[e.name];
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A holder's refresh: only for the current grant, and not once its expiry is on its way to the log. */
+  refresh(now: number, name: string, holder: string, token: number, poolFull: boolean, events: TrackerEvent[]): RefreshOutcome {
+    const t = this.leases[name];
+    let reason: LeaseRefreshDenial | null = null;
+    if (t === undefined || t.holder !== holder || t.token !== token) reason = "unknown-lease";
+    else if (t.expiring || now >= t.expiresAt) reason = "expired";
+    else if (poolFull && this.s.poolDenyRenewalsWhenFull) reason = "pool-short";
+    if (t === undefined || reason !== null) {
+      events.push({ op: "refresh-denied", name, holder, token, reason: reason ?? "unknown-lease" });
+      return { ok: false, reason: reason ?? "unknown-lease" };
+    }
+    this.track(name, holder, token, t.ttlUs / US_PER_MS, now + t.ttlUs);
+    events.push({ op: "refresh", name, holder, token, expiresAtUs: (this.leases[name] as Tracked).expiresAt, ttlMs: t.ttlUs / US_PER_MS });
+    return { ok: true, ttlMs: t.ttlUs / US_PER_MS };
+  }
+
+  /**
+   * What the leader should propose now. Nothing at all unless it has heard from a
+   * majority recently: a leader that lost its quorum must not expire anything (etcd
+   * issue 15247), and its proposals could not commit anyway.
+   */
+  due(now: number, hasQuorum: boolean, events: TrackerEvent[]): SystemOp[] {
+    const ops: SystemOp[] = [];
+    if (now >= this.nextCheckAt) {
+      this.nextCheckAt = now + this.s.expiryCheckIntervalMs * US_PER_MS;
+      if (hasQuorum) {
+        for (const name of Object.keys(this.leases).sort()) {
+          const t = this.leases[name] as Tracked;
+          if (t.expiring || now < t.expiresAt) continue;
+          t.expiring = true;
+          events.push({ op: "expiring", name, holder: t.holder, token: t.token, expiresAtUs: t.expiresAt });
+          ops.push({ type: "expire", name, token: t.token });
+        }
+        for (const name of Object.keys(this.freeAt).sort()) {
+          if (now >= (this.freeAt[name] as number)) {
+            delete this.freeAt[name];
+            ops.push({ type: "free", name });
+          }
+        }
+      }
+    }
+    if (this.s.checkpoint && now >= this.nextCheckpointAt) {
+      this.nextCheckpointAt = now + this.s.checkpointIntervalMs * US_PER_MS;
+      const leases = Object.keys(this.leases)
+        .sort()
+        .filter((name) => !(this.leases[name] as Tracked).expiring)
+        .map((name) => {
+          const t = this.leases[name] as Tracked;
+          return { name, token: t.token, remainingMs: Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS)) };
+        });
+      if (hasQuorum && leases.length > 0) ops.push({ type: "checkpoint", leases });
+    }
+    return ops;
+  }
+
+  /** The next local time at which due() may have work (none while nothing is tracked). */
+  nextDeadline(): number {
+    let idle = true;
+    for (const _ in this.leases) idle = false;
+    for (const _ in this.freeAt) idle = false;
+    if (idle) return Number.POSITIVE_INFINITY;
+    return this.s.checkpoint ? Math.min(this.nextCheckAt, this.nextCheckpointAt) : this.nextCheckAt;
+  }
+
+  private track(name: string, holder: string, token: number, ttlMs: number, endsAt: number): Tracked {
+    const ttlUs = ttlMs * US_PER_MS;
+    const t: Tracked = {
+      token,
+      holder,
+      ttlUs,
+      endsAt,
+      expiresAt: endsAt + Math.round(ttlUs * (this.s.expirySlackFactor - 1)),
+      expiring: false,
+    };
+    this.leases[name] = t;
+    return t;
+  }
+}
