@@ -23,7 +23,7 @@ interface Tracked {
 }
 
 export interface TrackerEvent {
-  readonly op: "refresh" | "refresh-denied" | "expiring" | "extended";
+  readonly op: "timed" | "refresh" | "refresh-denied" | "expiring" | "extended";
   readonly name: string;
   readonly holder: string | null;
   readonly token: number;
@@ -93,7 +93,8 @@ export class LeaseTracker {
         const existing = this.leases[e.name];
         // A repeated grant of the same lease (a retried request) counts as a refresh.
         if (existing !== undefined && existing.token === e.token && existing.expiring) return;
-        this.track(e.name, e.holder, e.token, e.ttlMs, now + e.ttlMs * US_PER_MS);
+        const t = this.track(e.name, e.holder, e.token, e.ttlMs, now + e.ttlMs * US_PER_MS);
+        events.push({ op: "timed", name: e.name, holder: e.holder, token: e.token, expiresAtUs: t.expiresAt, ttlMs: e.ttlMs });
         return;
       }
       case "revoke":

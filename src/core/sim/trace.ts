@@ -40,13 +40,25 @@ export type ProcEvent =
     }
   /**
    * The lease service. On every node: grant, deny, revoke, expire, free, checkpoint as
-   * committed entries are applied (`index`). On the leader only: refresh, refresh-denied,
-   * expiring (it proposed an Expire), extended (a new leader gave a lease a fresh TTL);
+   * committed entries are applied (`index`). On the leader only: timed (it starts timing a
+   * new grant), refresh, refresh-denied, expiring (it proposed an Expire), extended (a new
+   * leader gave a lease a fresh TTL);
    * `expiresAtUs` is the leader's local clock reading at which it will expire the lease.
    */
   | {
       readonly kind: "lease";
-      readonly op: "grant" | "deny" | "revoke" | "expire" | "free" | "checkpoint" | "refresh" | "refresh-denied" | "expiring" | "extended";
+      readonly op:
+        | "grant"
+        | "deny"
+        | "revoke"
+        | "expire"
+        | "free"
+        | "checkpoint"
+        | "timed"
+        | "refresh"
+        | "refresh-denied"
+        | "expiring"
+        | "extended";
       readonly name: string;
       readonly holder: string | null;
       readonly token: number;
