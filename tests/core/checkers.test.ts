@@ -12,7 +12,14 @@ import type { TraceEvent } from "../../src/core/sim/trace";
 function harness() {
   const disks = new Map<string, Disk>();
   const found: Omit<Violation, "time" | "seed">[] = [];
-  const host: CheckerHost = { seed: 1, now: 0, diskOf: (id) => disks.get(id), report: (v) => found.push(v) };
+  const host: CheckerHost = {
+    seed: 1,
+    now: 0,
+    diskOf: (id) => disks.get(id),
+    stateOf: () => null,
+    isUp: () => true,
+    report: (v) => found.push(v),
+  };
   const c = new Checkers(host);
   let n = 0;
   const feed = (e: Record<string, unknown>) => c.observe({ t: 0, n: n++, ...e } as TraceEvent);
@@ -114,6 +121,71 @@ describe("checkers detect each violation", () => {
       result: { value: "v" },
     });
     expect(h.found.map((v) => v.invariant)).toEqual(["acknowledged-write-durable"]);
+  });
+});
+
+describe("lease checkers", () => {
+  const lease = (proc: string, op: string, name: string, holder: string | null, token: number) => ({
+    kind: "lease",
+    proc,
+    op,
+    name,
+    holder,
+    token,
+  });
+  const write = (accepted: boolean, token: number, fencing: boolean, holder = "h1") => ({
+    kind: "storage",
+    proc: "s1",
+    reqId: token,
+    resource: "lock",
+    holder,
+    token,
+    accepted,
+    reason: accepted ? null : "stale-token",
+    highest: token,
+    fencing,
+  });
+
+  it("lease exclusivity: a grant to another holder while the name is held", () => {
+    const h = harness();
+    h.feed(lease("n1", "grant", "lock", "h1", 5));
+    h.feed(lease("n1", "grant", "lock", "h1", 5)); // the same grant again is fine
+    expect(h.found).toEqual([]);
+    h.feed(lease("n1", "grant", "lock", "h2", 8));
+    expect(h.found.map((v) => v.invariant)).toEqual(["lease-exclusive"]);
+  });
+
+  it("tokens only grow per name", () => {
+    const h = harness();
+    h.feed(lease("n1", "grant", "lock", "h1", 5));
+    h.feed(lease("n1", "revoke", "lock", "h1", 5));
+    h.feed(lease("n1", "grant", "lock", "h2", 4));
+    expect(h.found.map((v) => v.invariant)).toEqual(["token-monotonic"]);
+  });
+
+  it("fencing on: storage must never accept an older token; off: the same is reported as corruption", () => {
+    const on = harness();
+    on.feed(write(true, 34, true, "h2"));
+    on.feed(write(false, 33, true));
+    expect(on.found).toEqual([]);
+    on.feed(write(true, 33, true));
+    expect(on.found.map((v) => v.invariant)).toEqual(["fencing-monotonic"]);
+    const off = harness();
+    off.feed(write(true, 34, false, "h2"));
+    off.feed(write(true, 33, false));
+    expect(off.found.map((v) => v.invariant)).toEqual(["storage-corruption"]);
+  });
+
+  it("a lease that expires while nothing went wrong is reported, but not after a fault", () => {
+    const h = harness();
+    h.feed(lease("n1", "grant", "lock", "h1", 5));
+    h.feed(lease("n1", "expire", "lock", "h1", 5));
+    expect(h.found.map((v) => v.invariant)).toEqual(["renewed-lease-kept"]);
+    const g = harness();
+    g.feed({ kind: "pause", proc: "h1", untilUs: 10 });
+    g.feed(lease("n1", "grant", "lock", "h1", 5));
+    g.feed(lease("n1", "expire", "lock", "h1", 5));
+    expect(g.found).toEqual([]);
   });
 });
 

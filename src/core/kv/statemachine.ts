@@ -26,16 +26,30 @@ export class CoreStateMachine {
     private data: Record<string, string>,
     private sessions: Record<string, Session>,
     readonly leases: LeaseTable,
+    /**
+     * The lease each attached key belongs to, kept apart from the lease table's own key
+     * lists so the checkers can compare the two (see danglingKeys).
+     */
+    private owners: Record<string, string>,
   ) {}
 
   static empty(settings: LeaseServerSettings): CoreStateMachine {
-    return new CoreStateMachine({}, {}, LeaseTable.empty(settings));
+    return new CoreStateMachine({}, {}, LeaseTable.empty(settings), {});
   }
 
   clone(): CoreStateMachine {
     const sessions: Record<string, Session> = {};
     for (const k in this.sessions) sessions[k] = { ...(this.sessions[k] as Session) };
-    return new CoreStateMachine({ ...this.data }, sessions, this.leases.clone());
+    return new CoreStateMachine({ ...this.data }, sessions, this.leases.clone(), { ...this.owners });
+  }
+
+  /** Keys still present although the lease they were attached to has ended (should always be empty). */
+  danglingKeys(): string[] {
+    const out: string[] = [];
+    for (const key in this.owners) {
+      if (key in this.data && !this.leases.isHeld(this.owners[key] as string)) out.push(key);
+    }
+    return out.sort();
   }
 
   /** Applies a client command at log index `index`, once per (clientId, seq). */
@@ -94,7 +108,10 @@ export class CoreStateMachine {
   }
 
   private deleteKeys(keys: readonly string[]): void {
-    for (const k of keys) delete this.data[k];
+    for (const k of keys) {
+      delete this.data[k];
+      delete this.owners[k];
+    }
   }
 
   private exec(op: KvOp): KvResult {
@@ -106,7 +123,11 @@ export class CoreStateMachine {
         }
         // A key belongs to at most one lease: the one named by its latest write.
         this.leases.detach(op.key);
-        if (op.lease !== undefined) this.leases.attach(op.key, op.lease);
+        delete this.owners[op.key];
+        if (op.lease !== undefined) {
+          this.leases.attach(op.key, op.lease);
+          this.owners[op.key] = op.lease;
+        }
         d[op.key] = op.value;
         return { kind: "kv", value: op.value };
       case "append": {
@@ -116,6 +137,7 @@ export class CoreStateMachine {
       }
       case "delete":
         this.leases.detach(op.key);
+        delete this.owners[op.key];
         delete d[op.key];
         return { kind: "kv", value: null };
       case "cas": {

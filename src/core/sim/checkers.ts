@@ -4,6 +4,7 @@
  * persisted log as a chain of prefix hashes, so comparing two logs up to an index
  * costs one number comparison.
  */
+import type { CoreStateMachine } from "../kv/statemachine";
 import type { Disk } from "../raft/server";
 import type { Entry, NodeId } from "../raft/types";
 import { hashString, mix32 } from "./rng";
@@ -27,6 +28,12 @@ export const INVARIANTS = {
   "persist-before-send": "Term, vote and entries are persisted before the messages that depend on them",
   "acknowledged-write-durable": "A write acknowledged to a client is committed",
   assertion: "Every process's internal assertions hold (e.g. a committed entry is never overwritten)",
+  "lease-exclusive": "At most one holder per lease name in the committed state at any index",
+  "token-monotonic": "Fencing tokens strictly increase per lease name",
+  "fencing-monotonic": "With fencing on, storage never accepts a token lower than one it accepted for that resource",
+  "storage-corruption": "With fencing off, storage accepted a write from a holder whose lease had been superseded (two holders' writes interleaved)",
+  "lease-keys": "Keys attached to a lease never outlive it in the committed state",
+  "renewed-lease-kept": "A holder that renews in time on a fault-free network never loses its lease",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
@@ -35,6 +42,10 @@ export interface CheckerHost {
   readonly seed: number;
   readonly now: number;
   diskOf(id: ProcId): Disk | undefined;
+  /** The node's applied state machine (null while crashed). */
+  stateOf(id: ProcId): CoreStateMachine | null;
+  /** Whether a process is running (up or paused), for "it did nothing wrong" checks. */
+  isUp(id: ProcId): boolean;
   report(v: Omit<Violation, "time" | "seed">): void;
 }
 
@@ -66,6 +77,16 @@ interface CheckerState {
   committedCommands: Set<string>;
   persistedTerm: Map<NodeId, number>;
   commit: Map<NodeId, number>;
+  /** Per node and lease name: the committed holder and token as that node applied them. */
+  leaseHeld: Map<string, { holder: string; token: number } | null>;
+  /** Per node and lease name: the last token granted (tokens must grow). */
+  lastToken: Map<string, number>;
+  /** Per resource: the highest token storage has accepted. */
+  storageMax: Map<string, number>;
+  /** No fault has happened yet in this run (crash, pause, partition, loss, clock change...). */
+  faultFree: boolean;
+  /** Expiries already judged by renewed-lease-kept ("name#token"). */
+  expiredSeen: Set<string>;
 }
 
 export class Checkers {
@@ -74,8 +95,14 @@ export class Checkers {
   constructor(
     private readonly host: CheckerHost,
     state?: CheckerState,
+    faultFreeAtStart = true,
   ) {
     this.s = state ?? {
+      leaseHeld: new Map(),
+      lastToken: new Map(),
+      storageMax: new Map(),
+      faultFree: faultFreeAtStart,
+      expiredSeen: new Set(),
       leaders: new Map(),
       ph: new Map(),
       seen: new Map(),
@@ -100,6 +127,11 @@ export class Checkers {
       committedCommands: new Set(s.committedCommands),
       persistedTerm: new Map(s.persistedTerm),
       commit: new Map(s.commit),
+      leaseHeld: new Map(s.leaseHeld),
+      lastToken: new Map(s.lastToken),
+      storageMax: new Map(s.storageMax),
+      faultFree: s.faultFree,
+      expiredSeen: new Set(s.expiredSeen),
     });
   }
 
@@ -131,6 +163,28 @@ export class Checkers {
         return;
       case "crash":
         this.s.commit.delete(e.proc);
+        this.s.faultFree = false;
+        // Its state machine is rebuilt from the log on restart: forget what it had applied.
+        for (const k of [...this.s.leaseHeld.keys()]) if (k.startsWith(`${e.proc}/`)) this.s.leaseHeld.delete(k);
+        for (const k of [...this.s.lastToken.keys()]) if (k.startsWith(`${e.proc}/`)) this.s.lastToken.delete(k);
+        return;
+      case "pause":
+      case "partition":
+      case "cut":
+      case "clock":
+        this.s.faultFree = false;
+        return;
+      case "network":
+        if (e.dropRate > 0) this.s.faultFree = false;
+        return;
+      case "drop":
+        if (e.reason !== "down") this.s.faultFree = false;
+        return;
+      case "lease":
+        this.onLease(e.proc, e);
+        return;
+      case "storage":
+        this.onStorage(e.proc, e);
         return;
       case "send":
         this.onSend(e.from, e.to, e);
@@ -147,6 +201,85 @@ export class Checkers {
       default:
         return;
     }
+  }
+
+  private onLease(node: NodeId, e: TraceEvent & { kind: "lease" }): void {
+    const key = `${node}/${e.name}`;
+    switch (e.op) {
+      case "grant": {
+        if (e.holder === null) return;
+        const held = this.s.leaseHeld.get(key) ?? null;
+        if (held !== null && held.token !== e.token) {
+          this.host.report({
+            invariant: "lease-exclusive",
+            nodes: [node, held.holder, e.holder],
+            detail: `${node} granted ${e.name} to ${e.holder} (token ${e.token}) while ${held.holder} still held it (token ${held.token})`,
+          });
+        }
+        const last = this.s.lastToken.get(key) ?? 0;
+        if (e.token !== last && e.token < last) {
+          this.host.report({
+            invariant: "token-monotonic",
+            nodes: [node],
+            detail: `${node} granted ${e.name} with token ${e.token} after token ${last}`,
+          });
+        }
+        this.s.lastToken.set(key, Math.max(last, e.token));
+        this.s.leaseHeld.set(key, { holder: e.holder, token: e.token });
+        return;
+      }
+      case "revoke":
+      case "expire": {
+        const held = this.s.leaseHeld.get(key) ?? null;
+        if (held !== null && held.token === e.token) this.s.leaseHeld.set(key, null);
+        const dangling = this.host.stateOf(node)?.danglingKeys() ?? [];
+        if (dangling.length > 0) {
+          this.host.report({
+            invariant: "lease-keys",
+            nodes: [node],
+            detail: `after ${e.name} ended on ${node}, its key(s) ${dangling.join(", ")} are still there`,
+          });
+        }
+        if (e.op === "expire") this.onExpire(node, e.name, e.holder, e.token);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private onExpire(node: NodeId, name: string, holder: string | null, token: number): void {
+    const id = `${name}#${token}`;
+    if (this.s.expiredSeen.has(id)) return;
+    this.s.expiredSeen.add(id);
+    if (this.s.faultFree && holder !== null && this.host.isUp(holder)) {
+      this.host.report({
+        invariant: "renewed-lease-kept",
+        nodes: [node, holder],
+        detail: `${holder}'s lease ${name} (token ${token}) expired although nothing went wrong: it was running and the network was healthy`,
+      });
+    }
+  }
+
+  private onStorage(storage: ProcId, e: TraceEvent & { kind: "storage" }): void {
+    if (!e.accepted) return;
+    const max = this.s.storageMax.get(e.resource) ?? 0;
+    if (e.token < max) {
+      this.host.report(
+        e.fencing
+          ? {
+              invariant: "fencing-monotonic",
+              nodes: [storage, e.holder],
+              detail: `storage accepted ${e.holder}'s write to ${e.resource} with token ${e.token} after accepting token ${max}`,
+            }
+          : {
+              invariant: "storage-corruption",
+              nodes: [storage, e.holder],
+              detail: `fencing is off: storage accepted ${e.holder}'s late write to ${e.resource} with token ${e.token} after a newer holder wrote with token ${max}; their writes interleaved`,
+            },
+      );
+    }
+    this.s.storageMax.set(e.resource, Math.max(max, e.token));
   }
 
   private onHard(node: NodeId, term: number): void {

@@ -5,6 +5,7 @@
  * however time is advanced.
  */
 import { type ClientOp, KvClient } from "../kv/client";
+import type { CoreStateMachine } from "../kv/statemachine";
 import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
 import { type CheckerHost, Checkers, type Violation } from "./checkers";
@@ -168,7 +169,9 @@ export class Simulation implements CheckerHost {
       groupOf: {},
       cuts: [],
     };
-    this.checkers = config.checkers ? new Checkers(this) : null;
+    // A run with loss or a nemesis is not fault-free from the start (see renewed-lease-kept).
+    const faultFree = config.network.dropRate === 0 && nemesis === undefined;
+    this.checkers = config.checkers ? new Checkers(this, undefined, faultFree) : null;
     const r = config.raft;
     const lease = leaseServerSettings(config);
     for (const id of this.nodeIds) {
@@ -260,6 +263,14 @@ export class Simulation implements CheckerHost {
   diskOf(id: ProcId): Disk | undefined {
     const l = this.procs.get(id)?.logic;
     return l instanceof RaftServer ? l.disk : undefined;
+  }
+  stateOf(id: ProcId): CoreStateMachine | null {
+    const l = this.procs.get(id)?.logic;
+    return l instanceof RaftServer ? l.stateMachine : null;
+  }
+  isUp(id: ProcId): boolean {
+    const p = this.procs.get(id);
+    return p !== undefined && p.status !== "down";
   }
   /** The process's local clock reading now. */
   localNow(id: ProcId): number {

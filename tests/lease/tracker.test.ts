@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { LeaseTable } from "../../src/core/lease/table";
+import { LeaseTracker, type TrackerEvent } from "../../src/core/lease/tracker";
+import type { LeaseServerSettings } from "../../src/core/lease/types";
+
+const base: LeaseServerSettings = {
+  minTtlMs: 450,
+  expiryCheckIntervalMs: 100,
+  expirySlackFactor: 1,
+  lockDelayMs: 0,
+  checkpoint: false,
+  checkpointIntervalMs: 1000,
+  leaderChangeExtensionMs: 300,
+  poolSize: 0,
+  poolShortenAt: 0,
+  poolShortTtlMs: 1000,
+  poolDenyRenewalsWhenFull: false,
+};
+const ms = 1000;
+
+/** A leader at local time `now` with one lease granted at that time. */
+function leaderWithLease(s: LeaseServerSettings, now = 0) {
+  const table = LeaseTable.empty(s);
+  const tracker = LeaseTracker.promote(s, now, [], []);
+  const events: TrackerEvent[] = [];
+  tracker.onApplied(now, table.applyClient({ type: "grant", name: "lock", holder: "h1", ttlMs: 2000 }, 1), events);
+  return { table, tracker, events };
+}
+
+describe("the leader's lease tracker", () => {
+  it("starts timing a grant when it is applied and expires it after the TTL, at a check", () => {
+    const { tracker, events } = leaderWithLease(base);
+    expect(events).toEqual([{ op: "timed", name: "lock", holder: "h1", token: 1, expiresAtUs: 2000 * ms, ttlMs: 2000 }]);
+    expect(tracker.due(1900 * ms, true, [])).toEqual([]);
+    const out: TrackerEvent[] = [];
+    expect(tracker.due(2000 * ms, true, out)).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(out.map((e) => e.op)).toEqual(["expiring"]);
+    // Proposed once only.
+    expect(tracker.due(2200 * ms, true, [])).toEqual([]);
+  });
+
+  it("checks only every expiryCheckIntervalMs", () => {
+    const { tracker } = leaderWithLease(base);
+    expect(tracker.due(50 * ms, true, [])).toEqual([]);
+    expect(tracker.nextDeadline()).toBe(100 * ms);
+    tracker.due(100 * ms, true, []);
+    expect(tracker.nextDeadline()).toBe(200 * ms);
+  });
+
+  it("a refresh restarts the TTL on the leader's clock; refreshes of an expiring lease are refused", () => {
+    const { tracker } = leaderWithLease(base);
+    expect(tracker.refresh(1500 * ms, "lock", "h1", 1, false, [])).toEqual({ ok: true, ttlMs: 2000 });
+    expect(tracker.due(2100 * ms, true, [])).toEqual([]);
+    expect(tracker.remainingMs(2100 * ms, "lock")).toBe(1400);
+    expect(tracker.due(3500 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(tracker.refresh(3501 * ms, "lock", "h1", 1, false, [])).toEqual({ ok: false, reason: "expired" });
+  });
+
+  it("refuses refreshes from another holder or for another grant", () => {
+    const { tracker } = leaderWithLease(base);
+    expect(tracker.refresh(10, "lock", "h2", 1, false, [])).toEqual({ ok: false, reason: "unknown-lease" });
+    expect(tracker.refresh(10, "lock", "h1", 2, false, [])).toEqual({ ok: false, reason: "unknown-lease" });
+    expect(tracker.refresh(10, "nope", "h1", 1, false, [])).toEqual({ ok: false, reason: "unknown-lease" });
+  });
+
+  it("never expires anything while it has not heard from a majority (etcd 15247)", () => {
+    const { tracker } = leaderWithLease(base);
+    expect(tracker.due(5000 * ms, false, [])).toEqual([]);
+    expect(tracker.due(5100 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+  });
+
+  it("Consul-style slack: the leader waits ttl x factor before expiring", () => {
+    const { tracker } = leaderWithLease({ ...base, expirySlackFactor: 2 });
+    expect(tracker.due(3900 * ms, true, [])).toEqual([]);
+    expect(tracker.due(4000 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+  });
+
+  it("a new leader gives every lease a full TTL again plus the extension (so elections can keep a lease alive)", () => {
+    const { table } = leaderWithLease(base);
+    const events: TrackerEvent[] = [];
+    const next = LeaseTracker.promote(base, 10_000 * ms, table.list(), events);
+    expect(events).toEqual([
+      { op: "extended", name: "lock", holder: "h1", token: 1, expiresAtUs: (10_000 + 300 + 2000) * ms, ttlMs: 2000 },
+    ]);
+    expect(next.due(12_200 * ms, true, [])).toEqual([]);
+    expect(next.due(12_300 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+  });
+
+  it("with checkpointing, a new leader starts from the checkpointed remaining TTL", () => {
+    const s = { ...base, checkpoint: true, checkpointIntervalMs: 500 };
+    const { table, tracker } = leaderWithLease(s);
+    const ops = tracker.due(500 * ms, true, []);
+    expect(ops).toEqual([{ type: "checkpoint", leases: [{ name: "lock", token: 1, remainingMs: 1500 }] }]);
+    for (const op of ops) table.applySystem(op);
+    const events: TrackerEvent[] = [];
+    LeaseTracker.promote(s, 1000 * ms, table.list(), events);
+    expect(events[0]?.expiresAtUs).toBe((1000 + 300 + 1500) * ms);
+  });
+
+  it("lock-delay: after an expiry it proposes freeing the name once the delay has passed", () => {
+    const s = { ...base, lockDelayMs: 1000 };
+    const { table, tracker } = leaderWithLease(s);
+    const [expire] = tracker.due(2000 * ms, true, []);
+    if (expire === undefined) throw new Error("expected an expire");
+    tracker.onApplied(2050 * ms, table.applySystem(expire), []);
+    expect(tracker.due(2900 * ms, true, [])).toEqual([]);
+    expect(tracker.due(3100 * ms, true, [])).toEqual([{ type: "free", name: "lock" }]);
+  });
+
+  it("pool-short: refuses renewals when the pool is full and the setting is on", () => {
+    const { tracker } = leaderWithLease({ ...base, poolDenyRenewalsWhenFull: true });
+    expect(tracker.refresh(10, "lock", "h1", 1, true, [])).toEqual({ ok: false, reason: "pool-short" });
+    expect(tracker.refresh(10, "lock", "h1", 1, false, [])).toMatchObject({ ok: true });
+  });
+
+  it("is idle (no timer) when it tracks nothing", () => {
+    const t = LeaseTracker.promote(base, 0, [], []);
+    expect(t.nextDeadline()).toBe(Number.POSITIVE_INFINITY);
+  });
+});
