@@ -7,6 +7,7 @@ import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "..
 import type { NemesisConfig } from "../sim/nemesis";
 import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
 import { formatMicros } from "../sim/time";
+import type { TraceEvent } from "../sim/trace";
 import type { Expectation, Scenario, ScenarioAction } from "./schema";
 
 export interface RunOptions {
@@ -61,12 +62,28 @@ export function scenarioConfig(s: Scenario, opts: RunOptions = {}): SimConfig {
     raft: dropUndefined({ ...s.cluster, nodes: undefined }),
     network: dropUndefined(s.network),
     clients: dropUndefined({ ...s.clients, count: s.clients.count ?? clientsNeeded(s) }),
+    lease: dropUndefined(s.lease),
+    holders: dropUndefined({
+      ...(s.holders.preset === undefined ? {} : HOLDER_PRESETS[s.holders.preset]),
+      ...s.holders,
+      preset: undefined,
+      count: s.holders.count ?? holdersNeeded(s),
+    }),
+    storage: dropUndefined(s.storage),
     checkers: opts.checkers ?? true,
     hashTrace: opts.hashTrace ?? true,
     stopOnViolation: opts.stopOnViolation ?? false,
   };
   return mergeConfig(defaultConfig(), patch);
 }
+
+/** Renewal presets from the seed documents. */
+const HOLDER_PRESETS = {
+  /** etcd's client sends the next keepalive a third of the TTL after each answer. */
+  etcd: { renewFraction: 1 / 3 },
+  /** DHCP renews at T1 = half of the lease. */
+  dhcp: { renewFraction: 1 / 2 },
+} as const;
 
 export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig | undefined {
   const n = s.nemesis;
@@ -91,11 +108,11 @@ export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation 
 
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const durationUs = opts.durationUs ?? s.duration;
-  const acks = new Map<string, number>();
+  const observer = new RunObserver();
   const sim = buildSimulation(s, {
     ...opts,
     onTrace: (e) => {
-      if (e.kind === "client" && e.phase === "ok") acks.set(e.proc, (acks.get(e.proc) ?? 0) + 1);
+      observer.observe(e);
       opts.onTrace?.(e);
     },
   });
@@ -105,7 +122,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const results: ExpectationResult[] = [];
   for (const c of checks) {
     sim.advanceTo(c.at);
-    results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, acks) });
+    results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, observer) });
   }
   sim.advanceTo(durationUs);
   results.sort((a, b) => a.index - b.index);
@@ -132,7 +149,8 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     actionFailures: sim.actionFailures,
     leader: sim.leader(),
     nodes,
-    ok: sim.violations.length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
+    // A violation the scenario expects (e.g. corruption with fencing off) is the point of the run, not a failure.
+    ok: unexpected(s, sim.violations).length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
   };
 }
 
@@ -173,7 +191,39 @@ export function toSimAction(a: ScenarioAction): Action {
       return { type: "submit", client: a.client, op: { read: { type: "get", key: a.key } } };
     case "note":
       return { type: "note", text: a.text };
+    case "release":
+      return { type: "release", holder: a.holder };
+    case "gc-pause":
+      return { type: "gc-pause", holder: a.holder, durationUs: a.for };
+    case "fencing":
+      return { type: "fencing", on: a.on };
   }
+}
+
+/** What the expectations need to know about the run so far, gathered from the trace. */
+class RunObserver {
+  readonly acks = new Map<string, number>();
+  readonly holderState = new Map<string, string>();
+  readonly holderVisited = new Map<string, Set<string>>();
+  readonly storageWrites: { holder: string; accepted: boolean }[] = [];
+
+  observe(e: TraceEvent): void {
+    if (e.kind === "client" && e.phase === "ok") this.acks.set(e.proc, (this.acks.get(e.proc) ?? 0) + 1);
+    else if (e.kind === "holder") {
+      this.holderState.set(e.proc, e.state);
+      let seen = this.holderVisited.get(e.proc);
+      if (seen === undefined) {
+        seen = new Set();
+        this.holderVisited.set(e.proc, seen);
+      }
+      seen.add(e.state);
+    } else if (e.kind === "storage") this.storageWrites.push({ holder: e.holder, accepted: e.accepted });
+  }
+}
+
+/** "holding" matches "holding" and "holding.renewing"; "holding.renewing" matches only that. */
+function stateMatches(actual: string, wanted: string): boolean {
+  return actual === wanted || actual.startsWith(`${wanted}.`);
 }
 
 export function describeExpectation(e: Expectation): string {
@@ -200,14 +250,34 @@ export function describeExpectation(e: Expectation): string {
       return `commit index is at least ${e.index} on ${e.onNodes ?? "a majority of"} node(s)`;
     case "client-acknowledged":
       return `${e.client} has at least ${e.count} acknowledged operation(s)`;
+    case "lease-held":
+      return `lease ${e.name} is held${e.by ? ` by ${e.by}` : ""} on ${e.onNodes ?? "a majority of"} node(s)`;
+    case "lease-not-held":
+      return `lease ${e.name} is not held (on a majority)`;
+    case "lease-token-at-least":
+      return `lease ${e.name}'s fencing token is at least ${e.token}`;
+    case "lease-transitions":
+      return `lease ${e.name} changed holder exactly ${e.count} time(s)`;
+    case "holder-state":
+      return `${e.holder} is ${e.state}`;
+    case "holder-was-in":
+      return `${e.holder} has been ${e.state}`;
+    case "holder-never-in":
+      return `${e.holder} has never been ${e.state}`;
+    case "storage-writes":
+      return `storage ${e.accepted ? "accepted" : "rejected"}${e.atLeast !== undefined ? ` at least ${e.atLeast}` : ""}${e.atMost !== undefined ? ` at most ${e.atMost}` : ""} write(s)${e.holder ? ` from ${e.holder}` : ""}`;
+    case "violation":
+      return `the checker reports ${e.invariant}`;
   }
 }
 
-function checkExpectation(
-  sim: Simulation,
-  e: Expectation,
-  acks: Map<string, number>,
-): { description: string; ok: boolean; detail: string } {
+/** Violations the scenario did not announce with a "violation" expectation. */
+export function unexpected(s: Scenario, violations: readonly Violation[]): Violation[] {
+  const expected = new Set(s.expect.flatMap((e) => (e.that === "violation" ? [e.invariant] : [])));
+  return violations.filter((v) => !expected.has(v.invariant));
+}
+
+function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { description: string; ok: boolean; detail: string } {
   const description = `at ${formatMicros(e.at ?? sim.now)}: ${describeExpectation(e)}`;
   const majority = Math.floor(sim.nodeIds.length / 2) + 1;
   const leader = sim.leader();
@@ -246,10 +316,65 @@ function checkExpectation(
       return result(n >= (e.onNodes ?? majority), `${n} node(s) have committed index ${e.index}`);
     }
     case "client-acknowledged": {
-      const n = acks.get(e.client) ?? 0;
+      const n = run.acks.get(e.client) ?? 0;
       return result(n >= e.count, `${n} acknowledged`);
     }
+    case "lease-held": {
+      const holders = sim.nodeIds.flatMap((id) => {
+        const l = sim.stateOf(id)?.leases.info(e.name);
+        return l?.state === "held" && (e.by === undefined || l.holder === e.by) ? [id] : [];
+      });
+      const need = e.onNodes ?? majority;
+      return result(holders.length >= need, `held on ${holders.length} node(s)${describeLease(sim, e.name)}`);
+    }
+    case "lease-not-held": {
+      const holders = sim.nodeIds.filter((id) => sim.stateOf(id)?.leases.info(e.name)?.state === "held");
+      return result(holders.length < majority, `held on ${holders.length} node(s)${describeLease(sim, e.name)}`);
+    }
+    case "lease-token-at-least": {
+      const token = Math.max(0, ...sim.nodeIds.map((id) => sim.stateOf(id)?.leases.info(e.name)?.token ?? 0));
+      return result(token >= e.token, `highest token ${token}`);
+    }
+    case "lease-transitions": {
+      const n = Math.max(0, ...sim.nodeIds.map((id) => sim.stateOf(id)?.leases.info(e.name)?.transitions ?? 0));
+      return result(n === e.count, `${n} transition(s)`);
+    }
+    case "holder-state": {
+      const st = sim.status(e.holder) === "down" ? "crashed" : (run.holderState.get(e.holder) ?? "idle");
+      return result(stateMatches(st, e.state), `${e.holder} is ${st}`);
+    }
+    case "holder-was-in":
+    case "holder-never-in": {
+      const seen = [...(run.holderVisited.get(e.holder) ?? [])];
+      const was = seen.some((st) => stateMatches(st, e.state));
+      return result(e.that === "holder-was-in" ? was : !was, `${e.holder} has been in: ${seen.join(", ") || "nothing yet"}`);
+    }
+    case "storage-writes": {
+      const n = run.storageWrites.filter((w) => w.accepted === e.accepted && (e.holder === undefined || w.holder === e.holder)).length;
+      const ok = (e.atLeast === undefined || n >= e.atLeast) && (e.atMost === undefined || n <= e.atMost);
+      return result(ok, `${n} ${e.accepted ? "accepted" : "rejected"}`);
+    }
+    case "violation": {
+      const found = sim.violations.filter((v) => v.invariant === e.invariant);
+      return result(found.length > 0, found.length > 0 ? `${found[0]?.detail}` : "no such violation");
+    }
   }
+}
+
+function describeLease(sim: Simulation, name: string): string {
+  const leader = sim.leader() ?? sim.nodeIds[0];
+  const l = leader === undefined ? null : sim.stateOf(leader)?.leases.info(name);
+  return l ? ` (${leader}: ${l.state}${l.holder ? ` by ${l.holder}` : ""}, token ${l.token})` : "";
+}
+
+function holdersNeeded(s: Scenario): number {
+  let n = 0;
+  for (const a of s.actions) {
+    const ref = a.do === "release" || a.do === "gc-pause" ? a.holder : "node" in a ? a.node : "";
+    const m = /^h(\d+)$/.exec(ref);
+    if (m) n = Math.max(n, Number(m[1]));
+  }
+  return n;
 }
 
 function clientsNeeded(s: Scenario): number {

@@ -3,7 +3,7 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_CLIENTS, MAX_NODES } from "../sim/config";
+import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../sim/config";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { parseDuration } from "../sim/time";
 
@@ -69,6 +69,9 @@ const action = z.discriminatedUnion("do", [
   }),
   z.strictObject({ ...at, do: z.literal("read"), client: procRef.default("c1"), key: z.string().min(1) }),
   z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
+  z.strictObject({ ...at, do: z.literal("release"), holder: procRef }),
+  z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
+  z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() }),
   z.strictObject({ ...at, do: z.literal("note"), text: z.string() }),
 ]);
 
@@ -100,6 +103,38 @@ const expectation = z.discriminatedUnion("that", [
     client: procRef.default("c1"),
     count: z.number().int().min(0),
   }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("lease-held"),
+    name: z.string().min(1),
+    by: procRef.optional(),
+    onNodes: z.number().int().min(1).max(MAX_NODES).optional(),
+  }),
+  z.strictObject({ at: duration.optional(), that: z.literal("lease-not-held"), name: z.string().min(1) }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("lease-token-at-least"),
+    name: z.string().min(1),
+    token: z.number().int().min(0),
+  }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("lease-transitions"),
+    name: z.string().min(1),
+    count: z.number().int().min(0),
+  }),
+  z.strictObject({ at: duration.optional(), that: z.literal("holder-state"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({ at: duration.optional(), that: z.literal("holder-was-in"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({ at: duration.optional(), that: z.literal("holder-never-in"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({
+    at: duration.optional(),
+    that: z.literal("storage-writes"),
+    accepted: z.boolean(),
+    holder: procRef.optional(),
+    atLeast: z.number().int().min(0).optional(),
+    atMost: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({ at: duration.optional(), that: z.literal("violation"), invariant: z.string().min(1) }),
 ]);
 
 export const scenarioSchema = z.strictObject({
@@ -136,6 +171,45 @@ export const scenarioSchema = z.strictObject({
       maxAttempts: z.number().int().min(1).optional(),
     })
     .default({}),
+  lease: z
+    .strictObject({
+      minTtlMs: ms.optional(),
+      expiryCheckIntervalMs: ms.optional(),
+      expirySlackFactor: z.number().min(1).max(10).optional(),
+      lockDelayMs: ms.optional(),
+      checkpoint: z.boolean().optional(),
+      checkpointIntervalMs: ms.optional(),
+      leaderChangeExtensionMs: ms.optional(),
+      poolSize: z.number().int().min(0).max(10_000).optional(),
+      poolShortenAt: rate.optional(),
+      poolShortTtlMs: ms.optional(),
+      poolDenyRenewalsWhenFull: z.boolean().optional(),
+    })
+    .default({}),
+  holders: z
+    .strictObject({
+      count: z.number().int().min(0).max(MAX_HOLDERS).optional(),
+      /** Renewal presets from the seeds: etcd renews at 1/3 of the TTL, DHCP at 1/2 (T1). */
+      preset: z.enum(["etcd", "dhcp"]).optional(),
+      leaseNames: z.array(z.string().min(1).max(64)).min(1).optional(),
+      ttlMs: ms.optional(),
+      renewFraction: z.number().min(0.01).max(0.99).optional(),
+      renewJitter: z.number().min(0).max(0.5).optional(),
+      driftMarginPpm: z.number().int().min(0).max(500_000).optional(),
+      gracePeriodMs: ms.optional(),
+      requestTimeoutMs: ms.optional(),
+      retryBackoffMinMs: ms.optional(),
+      retryBackoffMaxMs: ms.optional(),
+      acquireRetryMs: ms.optional(),
+      workIntervalMs: ms.optional(),
+      workGapMs: ms.optional(),
+      holdForMs: ms.optional(),
+      startAfterMs: ms.optional(),
+      startStaggerMs: ms.optional(),
+      registerKey: z.boolean().optional(),
+    })
+    .default({}),
+  storage: z.strictObject({ fencing: z.boolean().optional() }).default({}),
   nemesis: z
     .strictObject({
       faults: z

@@ -31,7 +31,8 @@ export const INVARIANTS = {
   "lease-exclusive": "At most one holder per lease name in the committed state at any index",
   "token-monotonic": "Fencing tokens strictly increase per lease name",
   "fencing-monotonic": "With fencing on, storage never accepts a token lower than one it accepted for that resource",
-  "storage-corruption": "With fencing off, storage accepted a write from a holder whose lease had been superseded (two holders' writes interleaved)",
+  "storage-corruption":
+    "With fencing off, storage accepted a write from a holder whose lease had been superseded (two holders' writes interleaved)",
   "lease-keys": "Keys attached to a lease never outlive it in the committed state",
   "renewed-lease-kept": "A holder that renews in time on a fault-free network never loses its lease",
 } as const;

@@ -4,13 +4,16 @@
  * node and per purpose. The same seed and the same actions give the same trace,
  * however time is advanced.
  */
+import { LeaseHolder } from "../client/holder";
+import type { HolderSettings } from "../client/types";
 import { type ClientOp, KvClient } from "../kv/client";
+import { FencedStorage } from "../storage/storage";
 import type { CoreStateMachine } from "../kv/statemachine";
 import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
 import { type CheckerHost, Checkers, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
-import { clientIds, configProblems, leaseServerSettings, nodeIds, type SimConfig } from "./config";
+import { clientIds, configProblems, holderIds, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
@@ -58,7 +61,13 @@ export type Action =
   | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
   | { readonly type: "timeout"; readonly proc: ProcRef }
   | { readonly type: "drop-message"; readonly id: number }
-  | { readonly type: "note"; readonly text: string };
+  | { readonly type: "note"; readonly text: string }
+  /** The holder gives its lease back (revoke through the log). */
+  | { readonly type: "release"; readonly holder: ProcRef }
+  /** A GC pause at the worst moment: right after the holder's next validity check, before its write. */
+  | { readonly type: "gc-pause"; readonly holder: ProcRef; readonly durationUs: number }
+  /** Switches the storage's fencing-token check on or off. */
+  | { readonly type: "fencing"; readonly on: boolean };
 
 type MutableContext = { now: number } & ProcessContext;
 
@@ -127,6 +136,9 @@ export class Simulation implements CheckerHost {
   readonly config: SimConfig;
   readonly nodeIds: readonly NodeId[];
   readonly clientIds: readonly ProcId[];
+  readonly holderIds: readonly ProcId[];
+  /** The fenced storage process, present when there are holders. */
+  readonly storageId: ProcId | null;
 
   private _now = 0;
   private seq = 0;
@@ -160,6 +172,8 @@ export class Simulation implements CheckerHost {
     this.refRng = root.fork("refs");
     this.nodeIds = nodeIds(config.nodes);
     this.clientIds = clientIds(config.clients.count);
+    this.holderIds = holderIds(config.holders.count);
+    this.storageId = config.holders.count > 0 ? STORAGE_ID : null;
     const n = config.network;
     this.net = {
       latencyMinUs: ms(n.latencyMinMs),
@@ -206,6 +220,33 @@ export class Simulation implements CheckerHost {
       );
       this.addProc(id, client);
     }
+    const h = config.holders;
+    this.holderIds.forEach((id, i) => {
+      const leaseName = h.leaseNames[i % h.leaseNames.length] as string;
+      const settings: HolderSettings = {
+        id,
+        servers: this.nodeIds,
+        storage: STORAGE_ID,
+        leaseName,
+        resource: leaseName,
+        ttlMs: h.ttlMs,
+        renewFraction: h.renewFraction,
+        renewJitter: h.renewJitter,
+        driftMarginPpm: h.driftMarginPpm,
+        gracePeriodMs: h.gracePeriodMs,
+        requestTimeoutMs: h.requestTimeoutMs,
+        retryBackoffMinMs: h.retryBackoffMinMs,
+        retryBackoffMaxMs: h.retryBackoffMaxMs,
+        acquireRetryMs: h.acquireRetryMs,
+        workIntervalMs: h.workIntervalMs,
+        workGapMs: h.workGapMs,
+        holdForMs: h.holdForMs,
+        startAfterMs: h.startAfterMs + i * h.startStaggerMs,
+        registerKey: h.registerKey,
+      };
+      this.addProc(id, new LeaseHolder(settings, root.fork(`holder:${id}`)));
+    });
+    if (this.storageId !== null) this.addProc(this.storageId, new FencedStorage(this.storageId, { fencing: config.storage.fencing }));
     for (const p of this.procs.values()) this.run(p, (ctx) => p.logic.start(ctx));
     if (nemesis !== undefined) {
       this.nemesisState = new NemesisState(nemesis, root.fork("nemesis"));
@@ -259,6 +300,15 @@ export class Simulation implements CheckerHost {
     const l = this.proc(id).logic;
     if (!(l instanceof KvClient)) throw new Error(`${id} is not a client`);
     return l;
+  }
+  holder(id: ProcId): LeaseHolder {
+    const l = this.proc(id).logic;
+    if (!(l instanceof LeaseHolder)) throw new Error(`${id} is not a lease holder`);
+    return l;
+  }
+  storage(): FencedStorage | null {
+    if (this.storageId === null) return null;
+    return this.proc(this.storageId).logic as FencedStorage;
   }
   diskOf(id: ProcId): Disk | undefined {
     const l = this.procs.get(id)?.logic;
@@ -664,6 +714,8 @@ export class Simulation implements CheckerHost {
         return this.refRng.pick(this.nodeIds);
       case "any-client":
         return this.refRng.pick(this.clientIds);
+      case "any-holder":
+        return this.refRng.pick(this.holderIds);
       default:
         throw new Error(`no process named "${ref}" (nodes are ${this.nodeIds.join(", ")}; also "leader", "follower", "any-node")`);
     }
@@ -811,6 +863,29 @@ export class Simulation implements CheckerHost {
       case "note":
         this.emit({ kind: "note", text: a.text });
         return;
+      case "release": {
+        const p = this.proc(this.resolve(a.holder));
+        const logic = p.logic;
+        if (!(logic instanceof LeaseHolder)) throw new Error(`release: ${p.id} is not a lease holder`);
+        if (p.status !== "up") return;
+        this.run(p, (ctx) => logic.release(ctx));
+        return;
+      }
+      case "gc-pause": {
+        const p = this.proc(this.resolve(a.holder));
+        const logic = p.logic;
+        if (!(logic instanceof LeaseHolder)) throw new Error(`gc-pause: ${p.id} is not a lease holder`);
+        logic.armGcPause(a.durationUs);
+        this.emit({ kind: "note", text: `${p.id} will pause for ${a.durationUs}µs right after its next lease check` });
+        return;
+      }
+      case "fencing": {
+        const s = this.storage();
+        if (s === null) throw new Error("fencing: there is no storage (no holders in this run)");
+        s.setFencing(a.on);
+        this.emit({ kind: "note", text: `storage fencing ${a.on ? "on" : "off"}` });
+        return;
+      }
     }
   }
 }

@@ -1,0 +1,459 @@
+/**
+ * A lease holder process: acquires a lease from the lease service, renews it, uses it
+ * to write to the fenced storage, and gives it back. Its behaviour is the statechart
+ * in holderMachine.ts, run with xstate's pure transition(): this class feeds it events
+ * stamped with the local clock and a random draw, keeps its delayed events as plain
+ * timers on the simulated clock, and carries out its named actions with the
+ * ProcessContext. Everything it holds is plain data, so a clone is a deep copy.
+ */
+import { initialTransition, type StateValue, transition } from "xstate";
+import type { ProcessContext, ProcessLogic } from "../sim/process";
+import { Rng } from "../sim/rng";
+import type { Payload, ProcId } from "../sim/trace";
+import {
+  type HolderContext,
+  type HolderEvent,
+  type HolderInputEvent,
+  type HolderSnapshot,
+  holderMachine,
+  stateString,
+  topState,
+} from "./holderMachine";
+import type { HolderSettings } from "./types";
+
+export { holderMachine, stateString, topState } from "./holderMachine";
+
+/** Timers that may fire in one onTimer call: more means a zero-delay loop, a bug. */
+const MAX_FIRINGS_PER_CALL = 256;
+/** Storage replies remembered for the UI. */
+const STORAGE_RESULTS_LIMIT = 50;
+
+/** A delayed event of the statechart, due on the holder's local clock. */
+export interface HolderTimer {
+  readonly id: string;
+  readonly event: { readonly type: string } & Record<string, unknown>;
+  readonly dueUs: number;
+  /** Insertion order: breaks ties between timers due at the same time. */
+  readonly order: number;
+}
+
+export interface StorageResult {
+  readonly reqId: number;
+  /** The token the write carried (null if the write is too old to remember). */
+  readonly token: number | null;
+  readonly accepted: boolean;
+  /** The highest token the storage had seen when it answered. */
+  readonly highest: number;
+  readonly atUs: number;
+}
+
+interface HolderState {
+  /** Persisted across crashes: each incarnation uses a fresh client id. */
+  incarnation: number;
+  /** Persisted: storage writes so far, so values and request ids stay unique across restarts. */
+  writes: number;
+  // Volatile:
+  up: boolean;
+  machine: { value: StateValue; context: HolderContext } | null;
+  timers: HolderTimer[];
+  timerOrder: number;
+  /** An armed GC pause (µs), taken right after the next successful validity check. */
+  gcPauseUs: number | null;
+  storageResults: StorageResult[];
+  /** Recent storage writes (reqId -> token), to label the replies. */
+  sentWrites: { reqId: number; token: number }[];
+  storageAccepted: number;
+  storageRejected: number;
+  /** What the last "holder" trace event said, to emit only on change. */
+  lastReport: string;
+}
+
+function freshState(): HolderState {
+  return {
+    incarnation: 0,
+    writes: 0,
+    up: false,
+    machine: null,
+    timers: [],
+    timerOrder: 0,
+    gcPauseUs: null,
+    storageResults: [],
+    sentWrites: [],
+    storageAccepted: 0,
+    storageRejected: 0,
+    lastReport: "",
+  };
+}
+
+function pushBounded<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > STORAGE_RESULTS_LIMIT) list.shift();
+}
+
+/** A deep copy of plain data (the machine's value and context, timer events). */
+function copyPlain<T>(x: T): T {
+  if (x === null || typeof x !== "object") return x;
+  if (Array.isArray(x)) return x.map(copyPlain) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) out[k] = copyPlain(v);
+  return out as T;
+}
+
+export class LeaseHolder implements ProcessLogic {
+  readonly kind = "holder" as const;
+  /** The live snapshot, rebuilt from st.machine on clone (xstate snapshots are never mutated). */
+  private snap: HolderSnapshot | null = null;
+  /** Set when this call froze the process: nothing more happens until the simulator wakes it. */
+  private pausedInCall = false;
+
+  constructor(
+    readonly settings: HolderSettings,
+    private readonly rng: Rng,
+    private readonly st: HolderState = freshState(),
+  ) {
+    if (settings.servers.length === 0) throw new Error(`holder ${settings.id}: needs at least one server`);
+    if (!(settings.requestTimeoutMs > 0)) throw new Error(`holder ${settings.id}: requestTimeoutMs must be > 0`);
+    if (!(settings.retryBackoffMinMs > 0) || settings.retryBackoffMaxMs < settings.retryBackoffMinMs) {
+      throw new Error(`holder ${settings.id}: need 0 < retryBackoffMinMs <= retryBackoffMaxMs`);
+    }
+    if (!(settings.workIntervalMs > 0)) throw new Error(`holder ${settings.id}: workIntervalMs must be > 0`);
+    if (!(settings.acquireRetryMs > 0)) throw new Error(`holder ${settings.id}: acquireRetryMs must be > 0`);
+    if (st.machine !== null) this.snap = holderMachine.resolveState(st.machine);
+  }
+
+  get id(): string {
+    return this.settings.id;
+  }
+  get clientId(): string {
+    return `${this.settings.id}.${this.st.incarnation}`;
+  }
+  get incarnation(): number {
+    return this.st.incarnation;
+  }
+  get up(): boolean {
+    return this.st.up;
+  }
+  /** The statechart's state value, or null while crashed. */
+  get value(): StateValue | null {
+    return this.st.machine?.value ?? null;
+  }
+  /** The statechart's context, or null while crashed. */
+  get context(): HolderContext | null {
+    return this.st.machine?.context ?? null;
+  }
+  get timers(): readonly HolderTimer[] {
+    return this.st.timers;
+  }
+  get gcPauseArmed(): number | null {
+    return this.st.gcPauseUs;
+  }
+  get storageResults(): readonly StorageResult[] {
+    return this.st.storageResults;
+  }
+  get storageTotals(): { readonly accepted: number; readonly rejected: number } {
+    return { accepted: this.st.storageAccepted, rejected: this.st.storageRejected };
+  }
+
+  clone(): LeaseHolder {
+    const s = this.st;
+    return new LeaseHolder(this.settings, Rng.restore(this.rng.snapshot()), {
+      ...s,
+      // The settings object is shared: it is read-only.
+      machine:
+        s.machine === null ? null : { value: copyPlain(s.machine.value), context: { ...copyPlain(s.machine.context), cfg: this.settings } },
+      timers: s.timers.map((t) => ({ ...t, event: copyPlain(t.event) })),
+      storageResults: s.storageResults.slice(),
+      sentWrites: s.sentWrites.map((w) => ({ ...w })),
+    });
+  }
+
+  start(ctx: ProcessContext): void {
+    const s = this.st;
+    s.incarnation += 1;
+    s.up = true;
+    s.timers = [];
+    s.gcPauseUs = null;
+    s.lastReport = "";
+    const target = this.rng.int(0, this.settings.servers.length - 1);
+    const [snap, actions] = initialTransition(holderMachine, { cfg: this.settings, target });
+    this.commit(snap);
+    this.report(ctx, "start");
+    this.execute(ctx, actions);
+  }
+
+  crash(): void {
+    const s = this.st;
+    s.up = false;
+    s.machine = null;
+    this.snap = null;
+    s.timers = [];
+    s.gcPauseUs = null;
+    s.storageResults = [];
+    s.sentWrites = [];
+    s.storageAccepted = 0;
+    s.storageRejected = 0;
+    s.lastReport = "";
+  }
+
+  nextDeadline(): number | null {
+    if (!this.st.up) return null;
+    let best: number | null = null;
+    for (const t of this.st.timers) if (best === null || t.dueUs < best) best = t.dueUs;
+    return best;
+  }
+
+  onTimer(ctx: ProcessContext): void {
+    const s = this.st;
+    this.pausedInCall = false;
+    for (let fired = 0; s.up && !this.pausedInCall; fired++) {
+      let i = -1;
+      for (let j = 0; j < s.timers.length; j++) {
+        const t = s.timers[j] as HolderTimer;
+        if (t.dueUs > ctx.now) continue;
+        const b = i < 0 ? null : (s.timers[i] as HolderTimer);
+        if (b === null || t.dueUs < b.dueUs || (t.dueUs === b.dueUs && t.order < b.order)) i = j;
+      }
+      if (i < 0) return;
+      if (fired >= MAX_FIRINGS_PER_CALL) throw new Error(`holder ${this.id}: more than ${MAX_FIRINGS_PER_CALL} timers due at once`);
+      const [t] = s.timers.splice(i, 1) as [HolderTimer];
+      this.feed(ctx, t.event as unknown as HolderInputEvent);
+    }
+  }
+
+  onMessage(ctx: ProcessContext, from: ProcId, p: Payload): void {
+    const s = this.st;
+    const c = s.machine?.context;
+    if (!s.up || c === undefined) return;
+    const servers = this.settings.servers;
+    switch (p.type) {
+      case "ClientReply": {
+        if (p.seq !== c.seq) return;
+        if (!p.ok) {
+          const hint = p.leaderHint === null ? -1 : servers.indexOf(p.leaderHint);
+          this.feed(ctx, { type: "WRITE_REJECTED", hint: hint < 0 ? null : hint, from: servers.indexOf(from) });
+          return;
+        }
+        const r = p.result;
+        if (r.kind === "granted" && r.name === this.settings.leaseName) this.feed(ctx, { type: "GRANTED", token: r.token, ttlMs: r.ttlMs });
+        else if (r.kind === "denied" && r.name === this.settings.leaseName) this.feed(ctx, { type: "DENIED", reason: r.reason });
+        else if (r.kind === "revoked" || r.kind === "not-holder") this.feed(ctx, { type: "REVOKED" });
+        else if (r.kind === "kv") this.feed(ctx, { type: "PUT_OK" });
+        return;
+      }
+      case "LeaseRefreshReply": {
+        if (p.name !== this.settings.leaseName || !c.refreshes.some((r) => r.reqId === p.reqId)) return;
+        if (p.ok) this.feed(ctx, { type: "RENEWED", reqId: p.reqId, ttlMs: p.ttlMs });
+        else if (p.reason === "not-leader" || p.reason === "pool-short") {
+          // Only the refresh in flight redirects: an older one's answer is out of date.
+          if (p.reqId !== c.reqId) return;
+          const hint = p.leaderHint === null ? -1 : servers.indexOf(p.leaderHint);
+          this.feed(ctx, { type: "REFRESH_REJECTED", reason: p.reason, hint: hint < 0 ? null : hint, from: servers.indexOf(from) });
+        } else this.feed(ctx, { type: "REFRESH_LOST", reason: p.reason });
+        return;
+      }
+      case "StorageReply": {
+        // Recorded for the UI; a rejection tells the holder nothing the lease service has not.
+        if (p.accepted) s.storageAccepted += 1;
+        else s.storageRejected += 1;
+        const token = s.sentWrites.find((w) => w.reqId === p.reqId)?.token ?? null;
+        pushBounded(s.storageResults, { reqId: p.reqId, token, accepted: p.accepted, highest: p.highest, atUs: ctx.now });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Gives the lease back now (a user or a scenario asked): revoke if held, then released for good. */
+  release(ctx: ProcessContext): void {
+    if (!this.st.up || this.st.machine === null) return;
+    this.feed(ctx, { type: "RELEASE" });
+  }
+
+  /**
+   * Arms a GC pause: right after its next successful validity check the holder freezes
+   * for `durationUs`, so the write that follows the check goes out late, with the token
+   * it checked.
+   */
+  armGcPause(durationUs: number): void {
+    if (!Number.isSafeInteger(durationUs) || durationUs <= 0) throw new Error(`holder ${this.id}: GC pause must be a positive integer µs`);
+    this.st.gcPauseUs = durationUs;
+  }
+
+  // ---- the interpreter -------------------------------------------------------------
+
+  private feed(ctx: ProcessContext, e: HolderInputEvent): void {
+    const snap = this.snap;
+    if (snap === null) throw new Error(`holder ${this.id}: event ${e.type} while down`);
+    // Every event carries the local clock and one random draw: the machine stays pure.
+    const event = { ...e, nowUs: ctx.now, rand: this.rng.nextU32() / 0x100000000 } as HolderEvent;
+    const [next, actions] = transition(holderMachine, snap, event);
+    this.commit(next);
+    this.report(ctx, eventLabel(e.type));
+    this.execute(ctx, actions);
+  }
+
+  private commit(snap: HolderSnapshot): void {
+    this.snap = snap;
+    this.st.machine = { value: snap.value as StateValue, context: snap.context };
+  }
+
+  private execute(
+    ctx: ProcessContext,
+    actions: readonly { type: string; params: unknown; info: { context: unknown; event: unknown } }[],
+  ): void {
+    const s = this.st;
+    for (const a of actions) {
+      const c = a.info.context as HolderContext;
+      switch (a.type) {
+        // Timers are appended, never replaced: two checked writes may be due at once, and
+        // xstate cancels an `after` timer before it arms the same id again.
+        case "xstate.raise": {
+          const p = a.params as { event: HolderTimer["event"]; id: string | undefined; delay: number | undefined };
+          if (p.delay === undefined) break; // an immediate raise is handled inside transition()
+          // Infinity is the machine's "never" (e.g. holdForMs = 0).
+          if (!Number.isFinite(p.delay)) break;
+          s.timers.push({
+            id: p.id ?? "",
+            event: p.event,
+            dueUs: ctx.now + Math.max(0, Math.round(p.delay * 1000)),
+            order: s.timerOrder++,
+          });
+          break;
+        }
+        case "xstate.cancel": {
+          const id = (a.params as { sendId: string }).sendId;
+          s.timers = s.timers.filter((t) => t.id !== id);
+          break;
+        }
+        case "sendGrant":
+          this.sendWrite(ctx, c, { type: "grant", name: this.settings.leaseName, holder: this.id, ttlMs: this.settings.ttlMs });
+          break;
+        case "sendRevoke":
+          if (c.token === null) throw new Error(`holder ${this.id}: revoke without a token`);
+          this.sendWrite(ctx, c, { type: "revoke", name: this.settings.leaseName, holder: this.id, token: c.token });
+          break;
+        case "sendPut":
+          this.sendWrite(ctx, c, { type: "put", key: `/holders/${this.id}`, value: this.id, lease: this.settings.leaseName });
+          break;
+        case "sendRefresh":
+          if (c.token === null) throw new Error(`holder ${this.id}: refresh without a token`);
+          ctx.send(this.server(c), {
+            type: "LeaseRefresh",
+            name: this.settings.leaseName,
+            holder: this.id,
+            token: c.token,
+            reqId: c.reqId,
+          });
+          break;
+        case "leaseChecked":
+          if (s.gcPauseUs !== null) {
+            const d = s.gcPauseUs;
+            s.gcPauseUs = null;
+            ctx.pauseSelf(d);
+            this.pausedInCall = true;
+          }
+          break;
+        case "writeStorage": {
+          const e = a.info.event as Extract<HolderEvent, { type: "WRITE_DUE" }>;
+          s.writes += 1;
+          pushBounded(s.sentWrites, { reqId: s.writes, token: e.token });
+          ctx.send(this.settings.storage, {
+            type: "StorageWrite",
+            reqId: s.writes,
+            resource: this.settings.resource,
+            holder: this.id,
+            token: e.token,
+            value: `${this.id}#${s.writes}`,
+          });
+          break;
+        }
+        default:
+          // assign and the like are resolved inside transition(); nothing else is expected.
+          if (!a.type.startsWith("xstate.")) throw new Error(`holder ${this.id}: unknown action ${a.type}`);
+      }
+    }
+  }
+
+  private sendWrite(ctx: ProcessContext, c: HolderContext, op: Extract<Payload, { type: "ClientWrite" }>["op"]): void {
+    ctx.send(this.server(c), { type: "ClientWrite", clientId: this.clientId, seq: c.seq, op });
+  }
+
+  private server(c: HolderContext): string {
+    const to = this.settings.servers[c.target];
+    if (to === undefined) throw new Error(`holder ${this.id}: no server at index ${c.target}`);
+    return to;
+  }
+
+  /** Emits a "holder" trace event when the state, token or deadline changed. */
+  private report(ctx: ProcessContext, cause: string): void {
+    const m = this.st.machine;
+    if (m === null) return;
+    const state = stateString(m.value);
+    const token = m.context.token;
+    const deadlineUs = token === null ? null : m.context.deadlineUs;
+    const key = `${state}|${token}|${deadlineUs}`;
+    if (key === this.st.lastReport) return;
+    this.st.lastReport = key;
+    ctx.emit({ kind: "holder", state, leaseName: this.settings.leaseName, token, deadlineUs, event: cause });
+  }
+}
+
+/** "xstate.after.untilDeadline.holder.holding..." -> "after:untilDeadline"; other event types as they are. */
+function eventLabel(type: string): string {
+  if (!type.startsWith("xstate.after.")) return type;
+  const rest = type.slice("xstate.after.".length);
+  const dot = rest.indexOf(".");
+  return `after:${dot < 0 ? rest : rest.slice(0, dot)}`;
+}
+
+export interface HolderView {
+  readonly id: string;
+  readonly up: boolean;
+  readonly incarnation: number;
+  /** Dotted state string ("holding.{renewal.waiting,work.idle,register.done}"), or "down". */
+  readonly state: string;
+  /** Top-level state ("holding", "jeopardy", ...), or "down". */
+  readonly top: string;
+  readonly value: StateValue | null;
+  readonly leaseName: string;
+  readonly token: number | null;
+  /** The holder's own conservative deadline (local µs) while it has a token. */
+  readonly deadlineUs: number | null;
+  readonly nominalEndUs: number | null;
+  readonly renewAtUs: number | null;
+  /** Where grace ends (local µs), when there is a grace period and a token. */
+  readonly graceEndUs: number | null;
+  readonly ttlMs: number | null;
+  /** The server it believes leads. */
+  readonly target: string | null;
+  readonly gcPauseArmedUs: number | null;
+  readonly storageAccepted: number;
+  readonly storageRejected: number;
+}
+
+/** A read-only summary of a holder for the UI, the CLI and tests. */
+export function holderStateOf(h: LeaseHolder): HolderView {
+  const v = h.value;
+  const c = h.context;
+  const has = c !== null && c.token !== null;
+  return {
+    id: h.id,
+    up: h.up,
+    incarnation: h.incarnation,
+    state: v === null ? "down" : stateString(v),
+    top: v === null ? "down" : topState(v),
+    value: v,
+    leaseName: h.settings.leaseName,
+    token: has ? c.token : null,
+    deadlineUs: has ? c.deadlineUs : null,
+    nominalEndUs: has ? c.nominalEndUs : null,
+    renewAtUs: has ? c.renewAtUs : null,
+    graceEndUs: has && c.nominalEndUs !== null && h.settings.gracePeriodMs > 0 ? c.nominalEndUs + h.settings.gracePeriodMs * 1000 : null,
+    ttlMs: has ? c.ttlMs : null,
+    target: c === null ? null : (h.settings.servers[c.target] ?? null),
+    gcPauseArmedUs: h.gcPauseArmed,
+    storageAccepted: h.storageTotals.accepted,
+    storageRejected: h.storageTotals.rejected,
+  };
+}
