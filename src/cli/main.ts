@@ -3,11 +3,11 @@
  * JSON results. Exit 0 when every run is clean, 1 on any invariant violation or
  * failed expectation (printing the seed that reproduces it), 2 on bad input.
  */
-import { createWriteStream, readFileSync, type WriteStream } from "node:fs";
+import { createWriteStream, readFileSync, type WriteStream, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type RunResult, runScenario } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
-import { MAX_NODES } from "../core/sim/config";
+import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import { formatMicros, parseDuration } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 
@@ -19,8 +19,12 @@ const USAGE = `Usage: npm run sim -- [options]
   --nodes N           cluster size, 1 to ${MAX_NODES}
   --duration D        run length, e.g. 30s, 1500ms, 2m
   --clients N         clients with a random workload (default run only; default 2)
+  --holders N         lease holders contending for one lease, writing to fenced
+                      storage (default run only; default 3)
   --nemesis random    random crashes, restarts, partitions, pauses, drift, loss
   --trace FILE        write every trace event as NDJSON (one run only)
+  --history FILE      write the clients' operation history as JSON (one run only;
+                      format in docs/history.md)
   --json              print one JSON document on stdout
   --no-checkers       turn the invariant checkers off (faster, for benchmarks)
   --quiet             print failures and the summary only
@@ -36,8 +40,10 @@ interface Options {
   nodes: number | undefined;
   durationUs: number | undefined;
   clients: number;
+  holders: number;
   nemesis: boolean;
   trace: string | undefined;
+  history: string | undefined;
   json: boolean;
   checkers: boolean;
   quiet: boolean;
@@ -55,6 +61,8 @@ function parseOptions(argv: string[]): Options | "help" {
         nodes: { type: "string" },
         duration: { type: "string" },
         clients: { type: "string" },
+        holders: { type: "string" },
+        history: { type: "string" },
         nemesis: { type: "string" },
         trace: { type: "string" },
         json: { type: "boolean", default: false },
@@ -123,14 +131,17 @@ function parseOptions(argv: string[]): Options | "help" {
     nodes: int("nodes", v.nodes as string | undefined, 1, MAX_NODES),
     durationUs,
     clients: int("clients", v.clients as string | undefined, 0, 50) ?? 2,
+    holders: int("holders", v.holders as string | undefined, 0, MAX_HOLDERS) ?? 3,
     nemesis: v.nemesis === "random",
     trace: v.trace as string | undefined,
+    history: v.history as string | undefined,
     json: v.json === true,
     checkers: v["no-checkers"] !== true,
     quiet: v.quiet === true,
   };
   const runs = Math.max(1, scenarios.length) * (seeds?.length ?? 1);
   if (opts.trace !== undefined && runs > 1) throw new UsageError("--trace writes one run: give one scenario and one seed");
+  if (opts.history !== undefined && runs > 1) throw new UsageError("--history writes one run: give one scenario and one seed");
   return opts;
 }
 
@@ -140,6 +151,7 @@ function defaultScenario(o: Options): Scenario {
     name: o.nemesis ? "random nemesis" : "default",
     duration: o.durationUs === undefined ? "10s" : `${o.durationUs}us`,
     clients: { count: o.clients, workload: "random" },
+    holders: { count: o.holders },
     ...(o.nemesis ? { nemesis: { includeClients: true } } : {}),
     // After the nemesis's quiet period (the last quarter of the run) the cluster must have recovered.
     expect: [{ that: "leader-exists" }],
@@ -156,6 +168,7 @@ function reproduce(file: string | null, seed: number, o: Options): string {
   if (o.durationUs !== undefined) parts.push(`--duration ${o.durationUs}us`);
   if (file === null && o.nemesis) parts.push("--nemesis random");
   if (file === null && o.clients !== 2) parts.push(`--clients ${o.clients}`);
+  if (file === null && o.holders !== 3) parts.push(`--holders ${o.holders}`);
   return parts.join(" ");
 }
 
@@ -192,6 +205,7 @@ function main(argv: string[]): number {
           ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
           ...(o.durationUs !== undefined ? { durationUs: o.durationUs } : {}),
           checkers: o.checkers,
+          history: o.history !== undefined,
           ...(trace !== undefined ? { onTrace: (e) => trace?.write(`${toNdjson(e)}\n`) } : {}),
         });
       } catch (e) {
@@ -199,6 +213,7 @@ function main(argv: string[]): number {
         return 2;
       }
       trace?.end();
+      if (o.history !== undefined && r.history !== null) writeFileSync(o.history, `${JSON.stringify(r.history, null, 1)}\n`);
       const full = { ...r, file: job.file, reproduce: reproduce(job.file, seed, o) };
       results.push(full);
       if (!o.json) printRun(full, o.quiet);
@@ -224,6 +239,9 @@ function main(argv: string[]): number {
         events: r.events,
         leader: r.leader,
         nodes: r.nodes,
+        leases: r.leases,
+        holders: r.holders,
+        storageLog: r.storageLog,
         expectations: r.expectations,
         violations: r.violations,
         actionFailures: r.actionFailures,

@@ -10,6 +10,7 @@ import { initialTransition, type StateValue, transition } from "xstate";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
+import type { ClientOp } from "../raft/types";
 import {
   type HolderContext,
   type HolderEvent,
@@ -66,6 +67,8 @@ interface HolderState {
   storageRejected: number;
   /** What the last "holder" trace event said, to emit only on change. */
   lastReport: string;
+  /** The write operation (grant, put, revoke) whose call is in the history and awaits its answer. */
+  openOp: { seq: number; op: ClientOp } | null;
 }
 
 function freshState(): HolderState {
@@ -82,6 +85,7 @@ function freshState(): HolderState {
     storageAccepted: 0,
     storageRejected: 0,
     lastReport: "",
+    openOp: null,
   };
 }
 
@@ -164,6 +168,7 @@ export class LeaseHolder implements ProcessLogic {
       timers: s.timers.map((t) => ({ ...t, event: copyPlain(t.event) })),
       storageResults: s.storageResults.slice(),
       sentWrites: s.sentWrites.map((w) => ({ ...w })),
+      openOp: s.openOp === null ? null : { ...s.openOp },
     });
   }
 
@@ -193,6 +198,7 @@ export class LeaseHolder implements ProcessLogic {
     s.storageAccepted = 0;
     s.storageRejected = 0;
     s.lastReport = "";
+    s.openOp = null;
   }
 
   nextDeadline(): number | null {
@@ -234,6 +240,12 @@ export class LeaseHolder implements ProcessLogic {
           return;
         }
         const r = p.result;
+        const open = s.openOp;
+        if (open !== null && open.seq === p.seq) {
+          // The operation's answer, for the clients' history (a retried send of it is not a new call).
+          ctx.emit({ kind: "client", phase: "ok", clientId: this.clientId, seq: p.seq, op: open.op, result: r });
+          s.openOp = null;
+        }
         if (r.kind === "granted" && r.name === this.settings.leaseName) this.feed(ctx, { type: "GRANTED", token: r.token, ttlMs: r.ttlMs });
         else if (r.kind === "denied" && r.name === this.settings.leaseName) this.feed(ctx, { type: "DENIED", reason: r.reason });
         else if (r.kind === "revoked" || r.kind === "not-holder") this.feed(ctx, { type: "REVOKED" });
@@ -375,7 +387,16 @@ export class LeaseHolder implements ProcessLogic {
     }
   }
 
-  private sendWrite(ctx: ProcessContext, c: HolderContext, op: Extract<Payload, { type: "ClientWrite" }>["op"]): void {
+  private sendWrite(ctx: ProcessContext, c: HolderContext, op: ClientOp): void {
+    const s = this.st;
+    if (s.openOp?.seq !== c.seq) {
+      // A new operation: an older one still open was given up, its outcome unknown.
+      if (s.openOp !== null) {
+        ctx.emit({ kind: "client", phase: "info", clientId: this.clientId, seq: s.openOp.seq, op: s.openOp.op, note: "gave up" });
+      }
+      s.openOp = { seq: c.seq, op };
+      ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq: c.seq, op });
+    }
     ctx.send(this.server(c), { type: "ClientWrite", clientId: this.clientId, seq: c.seq, op });
   }
 

@@ -8,6 +8,10 @@ import type { NemesisConfig } from "../sim/nemesis";
 import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
 import { formatMicros } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
+import { holderStateOf } from "../client/holder";
+import type { LeaseInfo } from "../lease/types";
+import type { StorageLogEntry } from "../storage/storage";
+import { type History, HistoryRecorder } from "./history";
 import type { Expectation, Scenario, ScenarioAction } from "./schema";
 
 export interface RunOptions {
@@ -21,6 +25,18 @@ export interface RunOptions {
   hashTrace?: boolean;
   stopOnViolation?: boolean;
   onTrace?: TraceListener;
+  /** Record the clients' operation history (RunResult.history). */
+  history?: boolean;
+}
+
+export interface HolderSummary {
+  readonly id: string;
+  readonly status: string;
+  readonly state: string;
+  readonly leaseName: string;
+  readonly token: number | null;
+  readonly storageAccepted: number;
+  readonly storageRejected: number;
 }
 
 export interface ExpectationResult {
@@ -51,6 +67,12 @@ export interface RunResult {
   readonly actionFailures: readonly ActionFailure[];
   readonly leader: string | null;
   readonly nodes: readonly NodeSummary[];
+  /** The lease table as the leader (or, without one, the first running node) has applied it. */
+  readonly leases: readonly LeaseInfo[];
+  readonly holders: readonly HolderSummary[];
+  /** The storage's recent writes (bounded), oldest first. */
+  readonly storageLog: readonly StorageLogEntry[];
+  readonly history: History | null;
   readonly ok: boolean;
 }
 
@@ -109,10 +131,12 @@ export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation 
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const durationUs = opts.durationUs ?? s.duration;
   const observer = new RunObserver();
+  const recorder = opts.history ? new HistoryRecorder() : null;
   const sim = buildSimulation(s, {
     ...opts,
     onTrace: (e) => {
       observer.observe(e);
+      recorder?.observe(e);
       opts.onTrace?.(e);
     },
   });
@@ -138,6 +162,19 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
       lastIndex: server.disk.log.length,
     };
   });
+  const source = sim.leader() ?? sim.nodeIds.find((id) => sim.stateOf(id) !== null) ?? null;
+  const holders: HolderSummary[] = sim.holderIds.map((id) => {
+    const v = holderStateOf(sim.holder(id));
+    return {
+      id,
+      status: sim.status(id),
+      state: v.state,
+      leaseName: v.leaseName,
+      token: v.token,
+      storageAccepted: v.storageAccepted,
+      storageRejected: v.storageRejected,
+    };
+  });
   return {
     name: s.name,
     seed: sim.seed,
@@ -149,6 +186,10 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     actionFailures: sim.actionFailures,
     leader: sim.leader(),
     nodes,
+    leases: source === null ? [] : (sim.stateOf(source)?.leaseList() ?? []),
+    holders,
+    storageLog: sim.storage()?.log ?? [],
+    history: recorder?.finish(sim.seed) ?? null,
     // A violation the scenario expects (e.g. corruption with fencing off) is the point of the run, not a failure.
     ok: unexpected(s, sim.violations).length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
   };

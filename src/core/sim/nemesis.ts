@@ -7,9 +7,10 @@
 import { Rng } from "./rng";
 import type { Action, Simulation } from "./sim";
 
-export type FaultKind = "crash" | "partition" | "cut" | "pause" | "clock" | "network";
+/** "gc": a lease holder pauses right after checking its lease, before it writes (Kleppmann's story). */
+export type FaultKind = "crash" | "partition" | "cut" | "pause" | "clock" | "network" | "gc";
 
-export const ALL_FAULTS: readonly FaultKind[] = ["crash", "partition", "cut", "pause", "clock", "network"];
+export const ALL_FAULTS: readonly FaultKind[] = ["crash", "partition", "cut", "pause", "clock", "network", "gc"];
 
 export interface NemesisConfig {
   readonly intervalMinUs: number;
@@ -17,7 +18,7 @@ export interface NemesisConfig {
   readonly faults: readonly FaultKind[];
   /** After this virtual time: heal, restart, resume, reset clocks and network; then stop. */
   readonly quietAfterUs: number;
-  /** Pause clients too (not only nodes). */
+  /** Pause clients and lease holders too, and crash holders (not only nodes). */
   readonly includeClients: boolean;
 }
 
@@ -49,7 +50,7 @@ export function nemesisStep(n: NemesisState, sim: Simulation): Action[] {
     n.done = true;
     const out: Action[] = [{ type: "note", text: "nemesis: quiet period, healing everything" }, { type: "heal" }];
     out.push({ type: "network", dropRate: 0, duplicateRate: 0 });
-    for (const id of [...nodes, ...sim.clientIds]) {
+    for (const id of [...nodes, ...sim.clientIds, ...sim.holderIds]) {
       const st = sim.status(id);
       if (st === "down") out.push({ type: "restart", proc: id });
       if (st === "paused") out.push({ type: "resume", proc: id });
@@ -57,13 +58,22 @@ export function nemesisStep(n: NemesisState, sim: Simulation): Action[] {
     }
     return out;
   }
-  const kind = rng.pick(n.cfg.faults);
+  const picked = rng.pick(n.cfg.faults);
+  // Without holders there is nothing to GC-pause at the worst moment: pause something instead.
+  const kind = picked === "gc" && sim.holderIds.length === 0 ? "pause" : picked;
   switch (kind) {
+    case "gc": {
+      const target = rng.pick(sim.holderIds);
+      if (sim.status(target) !== "up") return [];
+      return [{ type: "gc-pause", holder: target, durationUs: rng.int(500_000, 4_000_000) }];
+    }
     case "crash": {
-      const down = nodes.filter((id) => sim.status(id) === "down");
-      const up = nodes.filter((id) => sim.status(id) !== "down");
+      // Holders crash too (their leases must then expire), a fifth of the time.
+      const pool = n.cfg.includeClients && sim.holderIds.length > 0 && rng.chance(0.2) ? sim.holderIds : nodes;
+      const down = pool.filter((id) => sim.status(id) === "down");
+      const up = pool.filter((id) => sim.status(id) !== "down");
       // Restart more eagerly as more nodes are down, so the cluster keeps coming back.
-      if (down.length > 0 && (up.length === 0 || rng.chance(down.length / nodes.length + 0.2))) {
+      if (down.length > 0 && (up.length === 0 || rng.chance(down.length / pool.length + 0.2))) {
         return [{ type: "restart", proc: rng.pick(down) }];
       }
       return up.length > 0 ? [{ type: "crash", proc: rng.pick(up) }] : [];
@@ -91,7 +101,7 @@ export function nemesisStep(n: NemesisState, sim: Simulation): Action[] {
       return [{ type: "cut", from, to }];
     }
     case "pause": {
-      const pool = n.cfg.includeClients ? [...nodes, ...sim.clientIds] : [...nodes];
+      const pool = n.cfg.includeClients ? [...nodes, ...sim.clientIds, ...sim.holderIds] : [...nodes];
       const target = rng.pick(pool);
       if (sim.status(target) !== "up") return [];
       return [{ type: "pause", proc: target, durationUs: rng.int(10_000, 2_000_000) }];
