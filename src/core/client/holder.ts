@@ -6,7 +6,7 @@
  * timers on the simulated clock, and carries out its named actions with the
  * ProcessContext. Everything it holds is plain data, so a clone is a deep copy.
  */
-import { initialTransition, type StateValue, transition } from "xstate";
+import { initialTransition, type StateValue } from "xstate";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
@@ -17,6 +17,7 @@ import {
   type HolderInputEvent,
   type HolderSnapshot,
   holderMachine,
+  holderTransition,
   stateString,
   topState,
 } from "./holderMachine";
@@ -299,7 +300,7 @@ export class LeaseHolder implements ProcessLogic {
     if (snap === null) throw new Error(`holder ${this.id}: event ${e.type} while down`);
     // Every event carries the local clock and one random draw: the machine stays pure.
     const event = { ...e, nowUs: ctx.now, rand: this.rng.nextU32() / 0x100000000 } as HolderEvent;
-    const [next, actions] = transition(holderMachine, snap, event);
+    const [next, actions] = holderTransition(snap, event);
     this.commit(next);
     this.report(ctx, eventLabel(e.type));
     this.execute(ctx, actions);

@@ -11,7 +11,7 @@
  * computed as "that time minus now", so a timer re-armed on re-entry lands at the
  * same instant, and a holder that wakes from a pause finds its overdue timers due at once.
  */
-import { assign, raise, type SnapshotFrom, type StateValue, setup } from "xstate";
+import { assign, createActor, type ExecutableActionsFrom, raise, type SnapshotFrom, type StateValue, setup } from "xstate";
 import type { HolderSettings } from "./types";
 
 /** Revoke and key registration give up after this many sends (the lease then ends by expiry). */
@@ -493,3 +493,75 @@ export function stateString(value: StateValue): string {
 export function topState(value: StateValue): string {
   return typeof value === "string" ? value : (Object.keys(value)[0] as string);
 }
+
+/**
+ * The same as xstate's pure `transition(holderMachine, snapshot, event)`, without its
+ * cost: `transition()` builds a throwaway actor (and so the machine's initial state)
+ * on every call to get an inert scope. Here one inert scope is built once and reused;
+ * it only records the actions (nothing is executed or scheduled), which is all
+ * `transition()` does with its own. tests/lease/holder.test.ts checks the two agree.
+ */
+export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): [HolderSnapshot, ExecutableActionsFrom<HolderMachine>[]] {
+  const scope = inertScope();
+  const actions: ExecutableActionsFrom<HolderMachine>[] = [];
+  scope.sink = actions;
+  const next = holderMachine.transition(snapshot, event, scope.scope);
+  scope.sink = null;
+  return [next, actions];
+}
+
+interface InertScope {
+  readonly scope: Parameters<HolderMachine["transition"]>[2];
+  sink: unknown[] | null;
+}
+
+let cachedScope: InertScope | null = null;
+
+function inertScope(): InertScope {
+  if (cachedScope !== null) return cachedScope;
+  const self = createActor(holderMachine, {
+    input: { cfg: PLACEHOLDER_SETTINGS, target: 0 },
+  });
+  const holder: InertScope = {
+    sink: null,
+    scope: {
+      self,
+      defer: () => {},
+      id: "",
+      logger: () => {},
+      sessionId: "",
+      stopChild: () => {},
+      system: self.system,
+      emit: () => {},
+      actionExecutor: (action) => {
+        if (holder.sink === null) throw new Error("holderTransition: action outside a transition");
+        holder.sink.push(action);
+      },
+    } as Parameters<HolderMachine["transition"]>[2],
+  };
+  cachedScope = holder;
+  return holder;
+}
+
+/** Only used to construct the inert scope's actor: never run. */
+const PLACEHOLDER_SETTINGS: HolderSettings = {
+  id: "scope",
+  servers: ["n1"],
+  storage: "s1",
+  leaseName: "scope",
+  resource: "scope",
+  ttlMs: 1000,
+  renewFraction: 1 / 3,
+  renewJitter: 0,
+  driftMarginPpm: 0,
+  gracePeriodMs: 0,
+  requestTimeoutMs: 100,
+  retryBackoffMinMs: 10,
+  retryBackoffMaxMs: 100,
+  acquireRetryMs: 100,
+  workIntervalMs: 100,
+  workGapMs: 0,
+  holdForMs: 0,
+  startAfterMs: 0,
+  registerKey: false,
+};

@@ -230,6 +230,37 @@ export class TraceHasher {
         this.num(e.from);
         this.num(e.to);
         return;
+      case "holder":
+        this.str(e.proc);
+        this.str(e.state);
+        this.str(e.leaseName);
+        this.num(e.token ?? -1);
+        this.num(e.deadlineUs ?? -1);
+        this.str(e.event);
+        return;
+      case "lease":
+        this.str(e.proc);
+        this.str(e.op);
+        this.str(e.name);
+        this.str(e.holder);
+        this.num(e.token);
+        this.num(e.index ?? -1);
+        this.num(e.ttlMs ?? -1);
+        this.num(e.transitions ?? -1);
+        this.num(e.expiresAtUs ?? -1);
+        this.str(e.reason ?? null);
+        return;
+      case "storage":
+        this.str(e.proc);
+        this.num(e.reqId);
+        this.str(e.resource);
+        this.str(e.holder);
+        this.num(e.token);
+        this.bool(e.accepted);
+        this.str(e.reason);
+        this.num(e.highest);
+        this.bool(e.fencing);
+        return;
       default:
         this.str(JSON.stringify(e));
     }
@@ -269,6 +300,35 @@ export class TraceHasher {
         this.num(m.term);
         this.bool(m.granted);
         this.bool(m.preVote);
+        return;
+      case "LeaseRefresh":
+        this.num(m.reqId);
+        this.str(m.name);
+        this.str(m.holder);
+        this.num(m.token);
+        return;
+      case "LeaseRefreshReply":
+        this.num(m.reqId);
+        this.str(m.name);
+        this.bool(m.ok);
+        if (m.ok) this.num(m.ttlMs);
+        else {
+          this.str(m.reason);
+          this.str(m.leaderHint);
+        }
+        return;
+      case "StorageWrite":
+        this.num(m.reqId);
+        this.str(m.resource);
+        this.str(m.holder);
+        this.num(m.token);
+        this.str(m.value);
+        return;
+      case "StorageReply":
+        this.num(m.reqId);
+        this.str(m.resource);
+        this.bool(m.accepted);
+        this.num(m.highest);
         return;
       default:
         this.str(JSON.stringify(m));

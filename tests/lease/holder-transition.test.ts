@@ -1,0 +1,85 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { initialTransition, transition } from "xstate";
+import { type HolderEvent, holderMachine, holderTransition } from "../../src/core/client/holderMachine";
+import type { HolderSettings } from "../../src/core/client/types";
+
+const cfg: HolderSettings = {
+  id: "h1",
+  servers: ["n1", "n2", "n3"],
+  storage: "s1",
+  leaseName: "lock",
+  resource: "lock",
+  ttlMs: 2000,
+  renewFraction: 1 / 3,
+  renewJitter: 0.1,
+  driftMarginPpm: 20_000,
+  gracePeriodMs: 1000,
+  requestTimeoutMs: 300,
+  retryBackoffMinMs: 50,
+  retryBackoffMaxMs: 800,
+  acquireRetryMs: 500,
+  workIntervalMs: 250,
+  workGapMs: 20,
+  holdForMs: 0,
+  startAfterMs: 0,
+  registerKey: true,
+};
+
+/** Actions as comparable data (executable actions carry functions). */
+const plain = (actions: readonly { type: string; params?: unknown }[]) => actions.map((a) => ({ type: a.type, params: a.params }));
+
+describe("holderTransition (the cached-scope transition) is xstate's transition()", () => {
+  it("gives the same snapshots and actions on random walks of the statechart (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 400_000 }), fc.double({ min: 0, max: 0.999, noNaN: true })),
+          { maxLength: 60 },
+        ),
+        (steps) => {
+          let [ref] = initialTransition(holderMachine, { cfg, target: 0 });
+          let fast = ref;
+          let pending: { type: string }[] = [];
+          let now = 0;
+          for (const [pick, dt, rand] of steps) {
+            now += dt;
+            const c = ref.context;
+            const inputs: HolderEvent[] = [
+              { type: "GRANTED", token: 7, ttlMs: 2000, nowUs: now, rand },
+              { type: "DENIED", reason: "held", nowUs: now, rand },
+              { type: "WRITE_REJECTED", hint: null, from: 0, nowUs: now, rand },
+              { type: "PUT_OK", nowUs: now, rand },
+              { type: "REVOKED", nowUs: now, rand },
+              { type: "RENEWED", reqId: c.reqId, ttlMs: 2000, nowUs: now, rand },
+              { type: "REFRESH_REJECTED", reason: "not-leader", hint: 1, from: 0, nowUs: now, rand },
+              { type: "REFRESH_LOST", reason: "expired", nowUs: now, rand },
+              { type: "RELEASE", nowUs: now, rand },
+            ];
+            // Otherwise fire one of the timers the machine asked for.
+            const event =
+              pick < inputs.length
+                ? inputs[pick]
+                : pending.length > 0
+                  ? ({ ...pending[pick % pending.length], nowUs: now, rand } as HolderEvent)
+                  : inputs[0];
+            if (event === undefined) continue;
+            const [r, ra] = transition(holderMachine, ref, event);
+            const [f, fa] = holderTransition(fast, event);
+            expect(f.value).toEqual(r.value);
+            expect(f.context).toEqual(r.context);
+            expect(plain(fa)).toEqual(plain(ra));
+            for (const a of ra) {
+              const p = a.params as { event?: { type: string }; delay?: number; sendId?: string } | undefined;
+              if (a.type === "xstate.raise" && p?.delay !== undefined && p.event) pending.push(p.event);
+              if (a.type === "xstate.cancel") pending = pending.filter((e) => e.type !== p?.sendId);
+            }
+            ref = r;
+            fast = f;
+          }
+        },
+      ),
+      { numRuns: 200, seed: 424242 },
+    );
+  });
+});
