@@ -73,3 +73,40 @@ describe("npm run sim", () => {
     }
   });
 });
+
+describe("npm run sim with lease holders", () => {
+  it("the default run has holders; --json reports leases, holders and the storage log", () => {
+    const r = sim("--seed", "4", "--duration", "4s", "--json");
+    expect(r.code).toBe(0);
+    const run = JSON.parse(r.out).runs[0];
+    expect(run.holders.map((h: { id: string }) => h.id)).toEqual(["h1", "h2", "h3"]);
+    expect(run.leases).toEqual([expect.objectContaining({ name: "lock", state: "held" })]);
+    expect(run.storageLog.length).toBeGreaterThan(3);
+    expect(run.storageLog[0]).toMatchObject({ resource: "lock", accepted: true });
+    const none = JSON.parse(sim("--seed", "4", "--duration", "1s", "--holders", "0", "--json").out).runs[0];
+    expect(none.holders).toEqual([]);
+  });
+
+  it("--history writes every client and holder operation with call and return times", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const file = join(dir, "history.json");
+    const r = sim("--scenario", "scenarios/lease/03-gc-pause-fenced.json", "--history", file);
+    expect(r.code).toBe(0);
+    const h = JSON.parse(readFileSync(file, "utf8"));
+    expect(h.format).toBe("lease-lab-history/1");
+    expect(h.seed).toBe(13);
+    const grants = h.operations.filter((o: { operation: string }) => o.operation === "grant");
+    expect(grants.length).toBeGreaterThanOrEqual(2);
+    expect(grants[0]).toMatchObject({ client: "h1", key: "lock", outcome: "ok", output: { kind: "granted" } });
+    // The late write after the GC pause is in the history as a refused storage write.
+    const rejected = h.operations.filter(
+      (o: { operation: string; outcome: string }) => o.operation === "storage-write" && o.outcome === "fail",
+    );
+    expect(rejected.length).toBeGreaterThanOrEqual(1);
+    expect(rejected[0]).toMatchObject({ client: "h1", output: { accepted: false, reason: "stale-token" } });
+    for (const op of h.operations) {
+      expect(op.callUs).toBeTypeOf("number");
+      if (op.returnUs !== null) expect(op.returnUs).toBeGreaterThanOrEqual(op.callUs);
+    }
+  });
+});
