@@ -7,9 +7,11 @@
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
+import type { LeaseQuery } from "../lease/types";
 import type { KvOp, KvQuery, NodeId } from "../raft/types";
 
-export type ClientOp = { readonly write: KvOp } | { readonly read: KvQuery };
+/** A key-value write, or a read: a key, or a lease query (time to live, list), served through ReadIndex. */
+export type ClientOp = { readonly write: KvOp } | { readonly read: KvQuery | LeaseQuery };
 
 export interface KvClientConfig {
   readonly id: ProcId;
@@ -200,6 +202,6 @@ export class KvClient implements ProcessLogic {
   }
 }
 
-export function opBody(op: ClientOp): KvOp | KvQuery {
+export function opBody(op: ClientOp): KvOp | KvQuery | LeaseQuery {
   return "write" in op ? op.write : op.read;
 }

@@ -230,6 +230,12 @@ export function toSimAction(a: ScenarioAction): Action {
       };
     case "read":
       return { type: "submit", client: a.client, op: { read: { type: "get", key: a.key } } };
+    case "lease-query":
+      return {
+        type: "submit",
+        client: a.client,
+        op: { read: a.name === undefined ? { type: "lease-list" } : { type: "lease-ttl", name: a.name } },
+      };
     case "note":
       return { type: "note", text: a.text };
     case "release":
@@ -421,7 +427,7 @@ function holdersNeeded(s: Scenario): number {
 function clientsNeeded(s: Scenario): number {
   let n = 0;
   for (const a of s.actions) {
-    if (a.do !== "propose" && a.do !== "read") continue;
+    if (a.do !== "propose" && a.do !== "read" && a.do !== "lease-query") continue;
     const m = /^c(\d+)$/.exec(a.client);
     n = Math.max(n, m ? Number(m[1]) : 1);
   }

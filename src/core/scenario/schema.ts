@@ -68,6 +68,8 @@ const action = z.discriminatedUnion("do", [
     value: z.string().default(""),
   }),
   z.strictObject({ ...at, do: z.literal("read"), client: procRef.default("c1"), key: z.string().min(1) }),
+  /** A client asks for a lease's time to live and attached keys (with `name`), or for the list of leases. */
+  z.strictObject({ ...at, do: z.literal("lease-query"), client: procRef.default("c1"), name: z.string().min(1).optional() }),
   z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
   z.strictObject({ ...at, do: z.literal("release"), holder: procRef }),
   z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
