@@ -169,6 +169,12 @@ export class RaftServer implements ProcessLogic {
       ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.role === "leader" ? null : v.node.leader });
       return;
     }
+    if (v.node.termAt(v.lastApplied) !== v.node.term) {
+      // A new leader that has not applied its own first entry may not know every lease yet:
+      // "try again" rather than "unknown lease", which would make a healthy holder give up.
+      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: null });
+      return;
+    }
     const s = this.config.lease;
     const poolFull = s.poolSize > 0 && v.sm.leases.heldCount >= s.poolSize;
     const events: TrackerEvent[] = [];
