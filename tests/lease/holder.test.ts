@@ -178,7 +178,7 @@ describe("LeaseHolder: acquiring", () => {
     const d = holding();
     const v = d.view;
     expect(v.top).toBe("holding");
-    expect(v.state).toBe("holding.{renewal.waiting,work.idle,register.done}");
+    expect(v.state).toBe("holding.{renewal.waiting,register.done}");
     expect(v.token).toBe(7);
     expect(v.ttlMs).toBe(3000);
     // Sent at 100 ms, TTL 3 s, margin 10 000 ppm (1%): 100 ms + 2.97 s, not the 130 ms the reply came at.
@@ -309,7 +309,7 @@ describe("LeaseHolder: renewing", () => {
     const r = d.last("LeaseRefresh");
     expect(r.to).toBe(target);
     expect(r.payload).toEqual({ type: "LeaseRefresh", name: "L", holder: "h1", token: 7, reqId: 1 });
-    expect(d.view.state).toBe("holding.{renewal.renewing,work.idle,register.done}");
+    expect(d.view.state).toBe("holding.{renewal.renewing,register.done}");
     d.runTo(1_150_000);
     d.deliver(target, renewed(1));
     expect(d.view.deadlineUs).toBe(1_100_000 + 2_970_000);
@@ -505,6 +505,49 @@ describe("LeaseHolder: the work loop and the GC pause", () => {
     ]);
   });
 
+  it("a write checked in holding still goes out after the state has moved on", () => {
+    // Checks at 130 ms + k x 250 ms; the one at 2.88 s is valid, its write is due 200 ms later,
+    // after the deadline (3.07 s) moved the holder to jeopardy.
+    const d = holding({ workGapMs: 200 });
+    d.runTo(3_070_000);
+    expect(d.view.top).toBe("jeopardy");
+    const before = d.sent("StorageWrite").length;
+    d.runTo(3_080_000);
+    const late = d.sent("StorageWrite").slice(before);
+    expect(late.map((w) => [w.at, w.payload.token])).toEqual([[3_080_000, 7]]);
+    expect(d.view.top).toBe("jeopardy");
+    // And nothing checks again while not holding.
+    d.runTo(3_099_999);
+    expect(d.sent("StorageWrite")).toHaveLength(before + 1);
+    expect(d.h.work.phase).toBe("off");
+  });
+
+  it("checks validity against its own deadline: a check that comes late, after the deadline, does not write", () => {
+    const d = holding();
+    // The clock jumps past the deadline, 3.07 s (as after a pause): the overdue check, due at 380 ms, fires first.
+    d.ctx.now = 3_080_000;
+    d.h.onTimer(d.ctx);
+    expect(d.h.work.checks).toBe(1);
+    expect(d.h.work.lastCheckUs).toBe(3_080_000);
+    expect(d.sent("StorageWrite")).toHaveLength(0);
+    expect(d.view.top).toBe("jeopardy");
+  });
+
+  it("keeps its period from check to check across jeopardy and back to holding", () => {
+    const d = holding();
+    d.runTo(3_070_000);
+    expect(d.view.top).toBe("jeopardy");
+    // The last check was at 2.88 s (130 ms + 11 x 250 ms).
+    expect(d.h.work.lastCheckUs).toBe(2_880_000);
+    d.runTo(3_090_000);
+    const r = d.last("LeaseRefresh");
+    d.deliver(r.to, renewed(r.payload.reqId));
+    expect(d.view.top).toBe("holding");
+    // The next check was due at 3.13 s: it comes at 3.13 s, then every 250 ms from there.
+    d.runTo(3_600_000);
+    expect(d.sent("StorageWrite", 3_070_000).map((w) => w.at)).toEqual([3_150_000, 3_400_000]);
+  });
+
   it("does not pause on a failed check", () => {
     const d = holding();
     d.h.armGcPause(1_000_000);
@@ -578,7 +621,7 @@ describe("LeaseHolder: releasing and registering", () => {
       seq: 2,
       op: { type: "put", key: "/holders/h1", value: "h1", lease: "L" },
     });
-    expect(d.view.state).toBe("holding.{renewal.waiting,work.idle,register.active.sending}");
+    expect(d.view.state).toBe("holding.{renewal.waiting,register.active.sending}");
     // Unanswered: retried with the same sequence number.
     d.runTo(400_000);
     const puts = d.sent("ClientWrite").filter((s) => s.payload.op.type === "put");
@@ -618,7 +661,7 @@ describe("LeaseHolder: crash, restart, clone", () => {
   it("a clone is independent: driving it leaves the original untouched", () => {
     const d = holding({ renewJitter: 0.3, registerKey: true });
     d.runTo(1_500_000);
-    const before = JSON.stringify({ v: d.view, t: d.h.timers, c: d.h.context, r: d.h.storageResults });
+    const before = JSON.stringify({ v: d.view, t: d.h.timers, c: d.h.context, w: d.h.work, r: d.h.storageResults });
     const copy = new Driver(d.h.clone());
     copy.ctx.now = d.now;
     copy.deliver(d.last("LeaseRefresh").to, renewed(1));
@@ -626,7 +669,7 @@ describe("LeaseHolder: crash, restart, clone", () => {
     copy.runTo(9_000_000);
     copy.h.release(copy.ctx);
     copy.h.crash();
-    expect(JSON.stringify({ v: d.view, t: d.h.timers, c: d.h.context, r: d.h.storageResults })).toBe(before);
+    expect(JSON.stringify({ v: d.view, t: d.h.timers, c: d.h.context, w: d.h.work, r: d.h.storageResults })).toBe(before);
     expect(d.view.gcPauseArmedUs).toBeNull();
   });
 
@@ -687,8 +730,8 @@ describe("holderMachine with pure transition()", () => {
     expect(a1[2]?.params).toMatchObject({ id: "xstate.after.requestTimeout.holder.requesting.sending", delay: 200 });
 
     const [s2, a2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 2000 }, 150_000, 0.5));
-    expect(stateString(s2.value)).toBe("holding.{renewal.waiting,work.idle,register.done}");
-    expect(s2.context).toMatchObject({ token: 5, leaseSentAtUs: 100_000, deadlineUs: 100_000 + 1_980_000, nominalEndUs: 2_100_000 });
+    expect(stateString(s2.value)).toBe("holding.{renewal.waiting,register.done}");
+    expect(s2.context).toMatchObject({ token: 5, deadlineUs: 100_000 + 1_980_000, nominalEndUs: 2_100_000 });
     expect(a2[0]).toMatchObject({ type: "xstate.cancel", params: { sendId: "xstate.after.requestTimeout.holder.requesting.sending" } });
     const delays = Object.fromEntries(
       a2.filter((a) => a.type === "xstate.raise").map((a) => [(a.params as { id: string }).id, (a.params as { delay: number }).delay]),
@@ -697,33 +740,26 @@ describe("holderMachine with pure transition()", () => {
       "xstate.after.untilHoldEnd.holder.holding": Number.POSITIVE_INFINITY,
       "xstate.after.untilRenew.holder.holding.renewal.waiting": (100_000 + Math.round(2_000_000 / 3) - 150_000) / 1000,
       "xstate.after.untilDeadline.holder.holding.renewal.waiting": (2_080_000 - 150_000) / 1000,
-      "xstate.after.untilNextCheck.holder.holding.work.idle": 250,
     });
+    // The work loop is the process's: entering holding starts it.
+    expect(a2.map((a) => a.type)).toContain("startWork");
   });
 
-  it("a write checked in holding still goes out after the state has moved on", () => {
+  it("starts the work loop on entering holding and stops it on leaving, back from jeopardy too", () => {
     const [s0] = initialTransition(holderMachine, { cfg, target: 0 });
     const [s1] = transition(holderMachine, s0, at({ type: "xstate.after.startDelay.holder.idle" }, 100_000));
-    const [s2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 3000 }, 110_000));
-    const [s3, a3] = transition(holderMachine, s2, at({ type: "xstate.after.untilNextCheck.holder.holding.work.idle" }, 360_000));
-    expect(stateString(s3.value)).toBe("holding.{renewal.waiting,work.gap,register.done}");
-    expect(a3.map((a) => a.type)).toContain("leaseChecked");
-    const write = a3.find((a) => a.type === "xstate.raise" && (a.params as { id: string }).id === "holder.work.write");
-    expect(write?.params).toMatchObject({ delay: 20, event: { type: "WRITE_DUE", token: 5 } });
-    const [s4] = transition(holderMachine, s3, at({ type: "xstate.after.untilDeadline.holder.holding.renewal.waiting" }, 3_070_000));
-    expect(s4.value).toEqual({ jeopardy: "renewing" });
-    const [s5, a5] = transition(holderMachine, s4, at({ type: "WRITE_DUE", token: 5 }, 3_080_000));
-    expect(s5.value).toEqual({ jeopardy: "renewing" });
-    expect(a5.map((a) => a.type)).toEqual(["writeStorage"]);
-  });
-
-  it("checks validity against its own deadline: a late check after the deadline does not write", () => {
-    const [s0] = initialTransition(holderMachine, { cfg, target: 0 });
-    const [s1] = transition(holderMachine, s0, at({ type: "xstate.after.startDelay.holder.idle" }, 100_000));
-    const [s2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 3000 }, 110_000));
-    const [s3, a3] = transition(holderMachine, s2, at({ type: "xstate.after.untilNextCheck.holder.holding.work.idle" }, 3_070_000));
-    expect(stateString(s3.value)).toBe("holding.{renewal.waiting,work.idle,register.done}");
-    expect(a3.map((a) => a.type)).not.toContain("leaseChecked");
+    const [s2, a2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 3000 }, 110_000));
+    expect(a2.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["startWork"]);
+    const [s3, a3] = transition(holderMachine, s2, at({ type: "xstate.after.untilDeadline.holder.holding.renewal.waiting" }, 3_070_000));
+    expect(s3.value).toEqual({ jeopardy: "renewing" });
+    expect(a3.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["stopWork"]);
+    const [s4, a4] = transition(holderMachine, s3, at({ type: "RENEWED", reqId: s3.context.reqId, ttlMs: 3000 }, 3_080_000));
+    expect(stateString(s4.value)).toBe("holding.{renewal.waiting,register.done}");
+    expect(a4.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["startWork"]);
+    // Renewing inside holding neither stops nor restarts it.
+    const [s5, a5] = transition(holderMachine, s4, at({ type: "xstate.after.untilRenew.holder.holding.renewal.waiting" }, 4_080_000));
+    expect(stateString(s5.value)).toBe("holding.{renewal.renewing,register.done}");
+    expect(a5.filter((a) => a.type.endsWith("Work"))).toEqual([]);
   });
 
   it("leaseTimes and stateString", () => {
@@ -734,8 +770,8 @@ describe("holderMachine with pure transition()", () => {
     });
     expect(stateString("lost")).toBe("lost");
     expect(stateString({ requesting: "backoff" })).toBe("requesting.backoff");
-    expect(stateString({ holding: { renewal: "waiting", work: "gap", register: { active: "sending" } } })).toBe(
-      "holding.{renewal.waiting,work.gap,register.active.sending}",
+    expect(stateString({ holding: { renewal: "waiting", register: { active: "sending" } } })).toBe(
+      "holding.{renewal.waiting,register.active.sending}",
     );
   });
 });

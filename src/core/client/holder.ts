@@ -4,7 +4,9 @@
  * in holderMachine.ts, run with xstate's pure transition(): this class feeds it events
  * stamped with the local clock and a random draw, keeps its delayed events as plain
  * timers on the simulated clock, and carries out its named actions with the
- * ProcessContext. Everything it holds is plain data, so a clone is a deep copy.
+ * ProcessContext. The work loop (check the lease, then write to storage) is its own
+ * timer code, run while the statechart is in holding (its startWork / stopWork actions).
+ * Everything it holds is plain data, so a clone is a deep copy.
  */
 import { initialTransition, type StateValue } from "xstate";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
@@ -29,6 +31,9 @@ export { holderMachine, stateString, topState } from "./holderMachine";
 const MAX_FIRINGS_PER_CALL = 256;
 /** Storage replies remembered for the UI. */
 const STORAGE_RESULTS_LIMIT = 50;
+/** Timer ids and event types of the work loop (process code, not statechart events). */
+const WORK_CHECK = "work.check";
+const WORK_WRITE = "work.write";
 
 /** A delayed event of the statechart, due on the holder's local clock. */
 export interface HolderTimer {
@@ -49,6 +54,20 @@ export interface StorageResult {
   readonly atUs: number;
 }
 
+/**
+ * The work loop, run by the process while the statechart is in holding: every
+ * workIntervalMs it checks the lease is valid on the local clock; if so, workGapMs later
+ * it writes to storage with the token it checked, without checking again.
+ */
+export interface WorkLoop {
+  /** off: not holding; idle: waiting for the next check; gap: checked, the write is due. */
+  phase: "off" | "idle" | "gap";
+  /** The last validity check (the period is kept from check to check); null for a new grant. */
+  lastCheckUs: number | null;
+  /** Validity checks made (for the UI). */
+  checks: number;
+}
+
 interface HolderState {
   /** Persisted across crashes: each incarnation uses a fresh client id. */
   incarnation: number;
@@ -59,6 +78,7 @@ interface HolderState {
   machine: { value: StateValue; context: HolderContext } | null;
   timers: HolderTimer[];
   timerOrder: number;
+  work: WorkLoop;
   /** An armed GC pause (µs), taken right after the next successful validity check. */
   gcPauseUs: number | null;
   storageResults: StorageResult[];
@@ -80,6 +100,7 @@ function freshState(): HolderState {
     machine: null,
     timers: [],
     timerOrder: 0,
+    work: freshWork(),
     gcPauseUs: null,
     storageResults: [],
     sentWrites: [],
@@ -88,6 +109,10 @@ function freshState(): HolderState {
     lastReport: "",
     openOp: null,
   };
+}
+
+function freshWork(): WorkLoop {
+  return { phase: "off", lastCheckUs: null, checks: 0 };
 }
 
 function pushBounded<T>(list: T[], item: T): void {
@@ -110,6 +135,9 @@ export class LeaseHolder implements ProcessLogic {
   private snap: HolderSnapshot | null = null;
   /** Set when this call froze the process: nothing more happens until the simulator wakes it. */
   private pausedInCall = false;
+  /** The state string of the last reported snapshot, and its active state nodes (a cache: the same nodes, the same state). */
+  private shownNodes: readonly unknown[] | null = null;
+  private shownState = "";
 
   constructor(
     readonly settings: HolderSettings,
@@ -149,6 +177,10 @@ export class LeaseHolder implements ProcessLogic {
   get timers(): readonly HolderTimer[] {
     return this.st.timers;
   }
+  /** The work loop's state (read-only). */
+  get work(): Readonly<WorkLoop> {
+    return this.st.work;
+  }
   get gcPauseArmed(): number | null {
     return this.st.gcPauseUs;
   }
@@ -167,6 +199,7 @@ export class LeaseHolder implements ProcessLogic {
       machine:
         s.machine === null ? null : { value: copyPlain(s.machine.value), context: { ...copyPlain(s.machine.context), cfg: this.settings } },
       timers: s.timers.map((t) => ({ ...t, event: copyPlain(t.event) })),
+      work: { ...s.work },
       storageResults: s.storageResults.slice(),
       sentWrites: s.sentWrites.map((w) => ({ ...w })),
       openOp: s.openOp === null ? null : { ...s.openOp },
@@ -178,6 +211,7 @@ export class LeaseHolder implements ProcessLogic {
     s.incarnation += 1;
     s.up = true;
     s.timers = [];
+    s.work = freshWork();
     s.gcPauseUs = null;
     s.lastReport = "";
     const target = this.rng.int(0, this.settings.servers.length - 1);
@@ -193,6 +227,7 @@ export class LeaseHolder implements ProcessLogic {
     s.machine = null;
     this.snap = null;
     s.timers = [];
+    s.work = freshWork();
     s.gcPauseUs = null;
     s.storageResults = [];
     s.sentWrites = [];
@@ -223,7 +258,10 @@ export class LeaseHolder implements ProcessLogic {
       if (i < 0) return;
       if (fired >= MAX_FIRINGS_PER_CALL) throw new Error(`holder ${this.id}: more than ${MAX_FIRINGS_PER_CALL} timers due at once`);
       const [t] = s.timers.splice(i, 1) as [HolderTimer];
-      this.feed(ctx, t.event as unknown as HolderInputEvent);
+      const e = t.event;
+      if (e.type === WORK_CHECK) this.workCheck(ctx);
+      else if (e.type === WORK_WRITE) this.workWrite(ctx, e.token as number);
+      else this.feed(ctx, e as unknown as HolderInputEvent);
     }
   }
 
@@ -326,12 +364,7 @@ export class LeaseHolder implements ProcessLogic {
           if (p.delay === undefined) break; // an immediate raise is handled inside transition()
           // Infinity is the machine's "never" (e.g. holdForMs = 0).
           if (!Number.isFinite(p.delay)) break;
-          s.timers.push({
-            id: p.id ?? "",
-            event: p.event,
-            dueUs: ctx.now + Math.max(0, Math.round(p.delay * 1000)),
-            order: s.timerOrder++,
-          });
+          this.addTimer(ctx, p.id ?? "", p.event, p.delay);
           break;
         }
         case "xstate.cancel": {
@@ -359,32 +392,81 @@ export class LeaseHolder implements ProcessLogic {
             reqId: c.reqId,
           });
           break;
-        case "leaseChecked":
-          if (s.gcPauseUs !== null) {
-            const d = s.gcPauseUs;
-            s.gcPauseUs = null;
-            ctx.pauseSelf(d);
-            this.pausedInCall = true;
-          }
+        case "startWork":
+          s.work.phase = "idle";
+          // A new grant starts the period afresh; back from jeopardy or grace it keeps it.
+          if ((a.info.event as HolderEvent).type === "GRANTED") s.work.lastCheckUs = null;
+          this.armCheck(ctx);
           break;
-        case "writeStorage": {
-          const e = a.info.event as Extract<HolderEvent, { type: "WRITE_DUE" }>;
-          s.writes += 1;
-          pushBounded(s.sentWrites, { reqId: s.writes, token: e.token });
-          ctx.send(this.settings.storage, {
-            type: "StorageWrite",
-            reqId: s.writes,
-            resource: this.settings.resource,
-            holder: this.id,
-            token: e.token,
-            value: `${this.id}#${s.writes}`,
-          });
+        case "stopWork":
+          // The next check is off; a write already checked still goes out.
+          s.work.phase = "off";
+          s.timers = s.timers.filter((t) => t.id !== WORK_CHECK);
           break;
-        }
         default:
           // assign and the like are resolved inside transition(); nothing else is expected.
           if (!a.type.startsWith("xstate.")) throw new Error(`holder ${this.id}: unknown action ${a.type}`);
       }
+    }
+  }
+
+  private addTimer(ctx: ProcessContext, id: string, event: HolderTimer["event"], delayMs: number): void {
+    const s = this.st;
+    s.timers.push({ id, event, dueUs: ctx.now + Math.max(0, Math.round(delayMs * 1000)), order: s.timerOrder++ });
+  }
+
+  // ---- the work loop ---------------------------------------------------------------
+
+  /** Arms the next validity check: the period is kept from check to check, whatever the gap. */
+  private armCheck(ctx: ProcessContext): void {
+    const w = this.st.work;
+    const interval = this.settings.workIntervalMs;
+    const delayMs = w.lastCheckUs === null ? interval : Math.max(0, w.lastCheckUs + interval * 1000 - ctx.now) / 1000;
+    this.addTimer(ctx, WORK_CHECK, { type: WORK_CHECK }, delayMs);
+  }
+
+  /** Is the lease still valid on my own clock? If so, pause if armed, and write after the gap. */
+  private workCheck(ctx: ProcessContext): void {
+    const s = this.st;
+    const w = s.work;
+    const c = s.machine?.context;
+    if (w.phase !== "idle" || c === undefined) throw new Error(`holder ${this.id}: a work check while ${w.phase}`);
+    // One draw per event handled, as for the statechart's events: the random stream does not depend on how the loop is run.
+    this.rng.nextU32();
+    w.lastCheckUs = ctx.now;
+    w.checks += 1;
+    if (c.token === null || c.deadlineUs === null || ctx.now >= c.deadlineUs) {
+      this.armCheck(ctx);
+      return;
+    }
+    w.phase = "gap";
+    // A GC pause strikes right after the check: the write that follows goes out late.
+    if (s.gcPauseUs !== null) {
+      const d = s.gcPauseUs;
+      s.gcPauseUs = null;
+      ctx.pauseSelf(d);
+      this.pausedInCall = true;
+    }
+    this.addTimer(ctx, WORK_WRITE, { type: WORK_WRITE, token: c.token }, this.settings.workGapMs);
+  }
+
+  /** The gap after a check is over: write with the token checked, whatever the state is now. */
+  private workWrite(ctx: ProcessContext, token: number): void {
+    const s = this.st;
+    this.rng.nextU32();
+    s.writes += 1;
+    pushBounded(s.sentWrites, { reqId: s.writes, token });
+    ctx.send(this.settings.storage, {
+      type: "StorageWrite",
+      reqId: s.writes,
+      resource: this.settings.resource,
+      holder: this.id,
+      token,
+      value: `${this.id}#${s.writes}`,
+    });
+    if (s.work.phase === "gap") {
+      s.work.phase = "idle";
+      this.armCheck(ctx);
     }
   }
 
@@ -407,11 +489,25 @@ export class LeaseHolder implements ProcessLogic {
     return to;
   }
 
+  /**
+   * stateString(snap.value), computed only when the state changed: xstate builds a new
+   * value object on every transition, but the active state nodes are the machine's own.
+   */
+  private stateOf(snap: HolderSnapshot): string {
+    const nodes = snap._nodes;
+    if (this.shownNodes === null || !sameNodes(nodes, this.shownNodes)) {
+      this.shownNodes = nodes;
+      this.shownState = stateString(snap.value);
+    }
+    return this.shownState;
+  }
+
   /** Emits a "holder" trace event when the state, token or deadline changed. */
   private report(ctx: ProcessContext, cause: string): void {
     const m = this.st.machine;
-    if (m === null) return;
-    const state = stateString(m.value);
+    const snap = this.snap;
+    if (m === null || snap === null) return;
+    const state = this.stateOf(snap);
     const token = m.context.token;
     const deadlineUs = token === null ? null : m.context.deadlineUs;
     const key = `${state}|${token}|${deadlineUs}`;
@@ -419,6 +515,13 @@ export class LeaseHolder implements ProcessLogic {
     this.st.lastReport = key;
     ctx.emit({ kind: "holder", state, leaseName: this.settings.leaseName, token, deadlineUs, event: cause });
   }
+}
+
+/** The same state nodes in the same order (the same configuration of the statechart). */
+function sameNodes(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** "xstate.after.untilDeadline.holder.holding..." -> "after:untilDeadline"; other event types as they are. */
@@ -433,7 +536,7 @@ export interface HolderView {
   readonly id: string;
   readonly up: boolean;
   readonly incarnation: number;
-  /** Dotted state string ("holding.{renewal.waiting,work.idle,register.done}"), or "down". */
+  /** Dotted state string ("holding.{renewal.waiting,register.done}"), or "down". */
   readonly state: string;
   /** Top-level state ("holding", "jeopardy", ...), or "down". */
   readonly top: string;

@@ -3,7 +3,7 @@
  * a network or a random source. Every event carries the holder's local clock reading
  * (`nowUs`) and one uniform random number (`rand`) drawn by the process, so timing
  * and jitter are decided here from data alone, and `transition()` can be tested by
- * hand. Named actions (sendGrant, sendRefresh, writeStorage, ...) have empty
+ * hand. Named actions (sendGrant, sendRefresh, startWork, ...) have empty
  * implementations: the process (holder.ts) interprets them, and turns delayed raises
  * (from `after`) into timers on the simulated clock.
  *
@@ -11,7 +11,7 @@
  * computed as "that time minus now", so a timer re-armed on re-entry lands at the
  * same instant, and a holder that wakes from a pause finds its overdue timers due at once.
  */
-import { assign, createActor, type ExecutableActionsFrom, raise, type SnapshotFrom, type StateValue, setup } from "xstate";
+import { assign, createActor, type ExecutableActionsFrom, type SnapshotFrom, type StateValue, setup } from "xstate";
 import type { HolderSettings } from "./types";
 
 /** Revoke and key registration give up after this many sends (the lease then ends by expiry). */
@@ -21,13 +21,17 @@ export const MAX_REFRESHES_IN_FLIGHT = 8;
 /** Backoff jitter: a retry waits between (1 - this) and 1 times the current backoff. */
 export const BACKOFF_JITTER = 0.2;
 
+/**
+ * Keep it under 20 fields: xstate's assign copies the context with Object.assign, and V8
+ * makes an object of 20 or more properties built that way a slow dictionary (every
+ * transition then costs several times as much). tests/lease/holder-transition.test.ts checks.
+ */
 export interface HolderContext {
   readonly cfg: HolderSettings;
   /** Index into cfg.servers of the server believed to lead. */
   readonly target: number;
-  /** Sequence number of the current ClientWrite operation (grant, put or revoke); retries reuse it. */
+  /** Sequence number of the current ClientWrite operation (grant, put or revoke); retries reuse it, the next one is seq + 1. */
   readonly seq: number;
-  readonly nextSeq: number;
   /** Sends of the current operation so far. */
   readonly attempts: number;
   /**
@@ -52,20 +56,17 @@ export interface HolderContext {
   /** The lease as the holder sees it; null when it believes it holds nothing. */
   readonly token: number | null;
   readonly ttlMs: number;
-  /** Send time of the request (grant or refresh) that last succeeded: the lease is timed from here. */
-  readonly leaseSentAtUs: number | null;
-  /** Its own conservative end: leaseSentAt + ttl x (1 - drift margin). */
+  /**
+   * Its own conservative end: sentAt + ttl x (1 - drift margin), where sentAt is the send
+   * time of the request (grant or refresh) that last succeeded: the lease is timed from there.
+   */
   readonly deadlineUs: number | null;
-  /** The lease's nominal end, leaseSentAt + ttl: jeopardy lasts until here. */
+  /** The lease's nominal end, sentAt + ttl: jeopardy lasts until here. */
   readonly nominalEndUs: number | null;
   /** When to send the next refresh (renew fraction of the TTL, jittered). */
   readonly renewAtUs: number | null;
   /** When the current grant was obtained (holdForMs counts from here). */
   readonly acquiredAtUs: number | null;
-  /** Last validity check of the work loop. */
-  readonly lastCheckUs: number | null;
-  /** Validity checks the work loop has made (for the UI). */
-  readonly checks: number;
   /** The key attached to the current grant was written (registerKey). */
   readonly registered: boolean;
 }
@@ -102,9 +103,7 @@ export type HolderInputEvent =
   /** The service no longer knows the lease (expired or unknown): it is gone. */
   | { readonly type: "REFRESH_LOST"; readonly reason: string }
   /** Give the lease back now (a user or scenario asked). */
-  | { readonly type: "RELEASE" }
-  /** Raised by the work loop: the gap after a validity check is over; write with the token that was checked. */
-  | { readonly type: "WRITE_DUE"; readonly token: number };
+  | { readonly type: "RELEASE" };
 
 export type HolderEvent = HolderInputEvent & Stamp;
 
@@ -159,11 +158,16 @@ const machineSetup = setup({
     sendRevoke: () => {},
     sendPut: () => {},
     sendRefresh: () => {},
-    /** A successful validity check: the process triggers an armed GC pause here. */
-    leaseChecked: () => {},
-    writeStorage: () => {},
+    /**
+     * The work loop runs while in holding: every workIntervalMs check the lease is valid on
+     * the local clock, and if so write to storage workGapMs later with the token checked.
+     * It is the process's own timer code (holder.ts), started on entering holding and
+     * stopped on leaving it; a write already checked still goes out after it stops.
+     */
+    startWork: () => {},
+    stopWork: () => {},
 
-    newOp: assign(({ context }) => ({ seq: context.nextSeq, nextSeq: context.nextSeq + 1, attempts: 0, failures: 0, redirects: 0 })),
+    newOp: assign(({ context }) => ({ seq: context.seq + 1, attempts: 0, failures: 0, redirects: 0 })),
     beginAttempt: assign(({ context, event }) => ({
       attempts: context.attempts + 1,
       opSentAtUs: context.attempts === 0 ? event.nowUs : context.opSentAtUs,
@@ -204,13 +208,11 @@ const machineSetup = setup({
       return {
         token: e.token,
         ttlMs: e.ttlMs,
-        leaseSentAtUs: context.opSentAtUs,
         acquiredAtUs: e.nowUs,
         ...leaseTimes(context.cfg, context.opSentAtUs, e.ttlMs, e.rand),
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
-        lastCheckUs: null,
         registered: false,
       };
     }),
@@ -220,7 +222,6 @@ const machineSetup = setup({
       if (sent === undefined) throw new Error(`holder: renewal for unknown refresh ${e.reqId}`);
       return {
         ttlMs: e.ttlMs,
-        leaseSentAtUs: sent.sentAtUs,
         ...leaseTimes(context.cfg, sent.sentAtUs, e.ttlMs, e.rand),
         refreshes: [],
         renewFailures: 0,
@@ -230,14 +231,11 @@ const machineSetup = setup({
     forgetLease: assign({
       refreshes: [],
       token: null,
-      leaseSentAtUs: null,
       deadlineUs: null,
       nominalEndUs: null,
       renewAtUs: null,
       acquiredAtUs: null,
-      lastCheckUs: null,
     }),
-    markCheck: assign(({ context, event }) => ({ lastCheckUs: event.nowUs, checks: context.checks + 1 })),
     markRegistered: assign({ registered: true }),
   },
   guards: {
@@ -253,8 +251,6 @@ const machineSetup = setup({
     /** Only an answer to a refresh we are waiting for renews (a duplicate after a renewal does not). */
     awaitedRefresh: ({ context, event }) => context.refreshes.some((r) => r.reqId === ev(event, "RENEWED").reqId),
     writeAttemptsLeft: ({ context }) => context.attempts < MAX_WRITE_ATTEMPTS,
-    /** The work loop's check: is the lease still valid on my own clock? */
-    leaseValid: ({ context, event }) => context.token !== null && context.deadlineUs !== null && event.nowUs < context.deadlineUs,
     hasGrace: ({ context }) => context.cfg.gracePeriodMs > 0,
     needsRegister: ({ context }) => context.cfg.registerKey && !context.registered,
   },
@@ -274,10 +270,6 @@ const machineSetup = setup({
       context.cfg.holdForMs > 0 && context.acquiredAtUs !== null
         ? until(context.acquiredAtUs + context.cfg.holdForMs * 1000, event)
         : Number.POSITIVE_INFINITY,
-    /** The work loop keeps its period from check to check, whatever the gap. */
-    untilNextCheck: ({ context, event }: Args) =>
-      context.lastCheckUs === null ? context.cfg.workIntervalMs : until(context.lastCheckUs + context.cfg.workIntervalMs * 1000, event),
-    workGap: ({ context }: Args) => context.cfg.workGapMs,
   },
 });
 
@@ -338,7 +330,6 @@ export const holderMachine = machineSetup.createMachine({
     cfg: input.cfg,
     target: input.target,
     seq: 0,
-    nextSeq: 1,
     attempts: 0,
     opSentAtUs: 0,
     failures: 0,
@@ -349,19 +340,14 @@ export const holderMachine = machineSetup.createMachine({
     renewRedirects: 0,
     token: null,
     ttlMs: 0,
-    leaseSentAtUs: null,
     deadlineUs: null,
     nominalEndUs: null,
     renewAtUs: null,
     acquiredAtUs: null,
-    lastCheckUs: null,
-    checks: 0,
     registered: false,
   }),
   initial: "idle",
   on: {
-    // A write that was checked before the state changed still goes out: nothing checks again.
-    WRITE_DUE: { actions: "writeStorage" },
     RELEASE: { target: ".released" },
   },
   states: {
@@ -380,6 +366,8 @@ export const holderMachine = machineSetup.createMachine({
     },
     holding: {
       type: "parallel",
+      entry: "startWork",
+      exit: "stopWork",
       after: { untilHoldEnd: { target: "releasing" } },
       on: { RELEASE: { target: "releasing" } },
       states: {
@@ -388,32 +376,6 @@ export const holderMachine = machineSetup.createMachine({
           states: {
             waiting: { after: { untilRenew: { target: "renewing" }, untilDeadline: { target: "#holder.jeopardy" } } },
             ...renewLoop(true),
-          },
-        },
-        work: {
-          initial: "idle",
-          states: {
-            idle: {
-              after: {
-                untilNextCheck: [
-                  {
-                    guard: "leaseValid",
-                    target: "gap",
-                    actions: [
-                      "markCheck",
-                      "leaseChecked",
-                      raise(({ context }) => ({ type: "WRITE_DUE" as const, token: context.token as number, nowUs: 0, rand: 0 }), {
-                        delay: "workGap",
-                        id: "holder.work.write",
-                      }),
-                    ],
-                  },
-                  { target: "idle", reenter: true, actions: "markCheck" },
-                ],
-              },
-            },
-            // Checked and about to write: a pause that strikes here makes the write late.
-            gap: { on: { WRITE_DUE: { target: "idle", actions: "writeStorage" } } },
           },
         },
         register: {
@@ -468,7 +430,7 @@ export type HolderSnapshot = SnapshotFrom<HolderMachine>;
 
 /**
  * The state value as one string: nesting with dots, parallel regions in braces, e.g.
- * "requesting.backoff", "jeopardy.renewing", "holding.{renewal.waiting,work.gap,register.done}".
+ * "requesting.backoff", "jeopardy.renewing", "holding.{renewal.waiting,register.active.sending}".
  * Every state starts with its top-level state and a dot, so "holding" prefix-matches.
  */
 export function stateString(value: StateValue): string {
