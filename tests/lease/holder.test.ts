@@ -4,9 +4,10 @@
  * made up and delivered with onMessage. The statechart itself is also exercised with
  * xstate's pure transition().
  */
-import { initialTransition, transition } from "xstate";
+
 import { describe, expect, it } from "vitest";
-import { LeaseHolder, holderStateOf } from "../../src/core/client/holder";
+import { initialTransition, transition } from "xstate";
+import { holderStateOf, LeaseHolder } from "../../src/core/client/holder";
 import {
   BACKOFF_JITTER,
   backoffMs,

@@ -1,29 +1,16 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runScenario, unexpected } from "../../src/core/scenario/runner";
-import { parseScenarioText, type Scenario } from "../../src/core/scenario/schema";
+import type { Scenario } from "../../src/core/scenario/schema";
+import { loadScenario, scenarioFailures } from "../support/scenarios";
 
 const dir = join(import.meta.dirname, "../../scenarios/lease");
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))
   .sort();
 
-function load(file: string): Scenario {
-  const r = parseScenarioText(readFileSync(join(dir, file), "utf8"));
-  if (!r.ok) throw new Error(`${file}: ${r.errors.join("; ")}`);
-  return r.scenario;
-}
-
-/** Everything that went wrong in a run, in words, with the seed. */
-function failures(s: Scenario): string[] {
-  const r = runScenario(s);
-  return [
-    ...unexpected(s, r.violations).map((v) => `violation ${v.invariant}: ${v.detail} (seed ${v.seed})`),
-    ...r.expectations.filter((x) => !x.ok).map((x) => `${x.description}: ${x.detail} (seed ${r.seed})`),
-    ...r.actionFailures.map((f) => `action ${f.action.type} failed: ${f.error} (seed ${r.seed})`),
-  ];
-}
+const load = (file: string): Scenario => loadScenario(dir, file);
+const failures = scenarioFailures;
 
 describe("shipped lease scenarios", () => {
   it("ship the ten stories of the issue", () => {

@@ -2,20 +2,9 @@ import { describe, expect, it } from "vitest";
 import { CoreStateMachine } from "../../src/core/kv/statemachine";
 import { LeaseTable } from "../../src/core/lease/table";
 import type { LeaseServerSettings } from "../../src/core/lease/types";
+import { testLeaseSettings } from "../support/scenarios";
 
-const settings: LeaseServerSettings = {
-  minTtlMs: 450,
-  expiryCheckIntervalMs: 100,
-  expirySlackFactor: 1,
-  lockDelayMs: 0,
-  checkpoint: false,
-  checkpointIntervalMs: 1000,
-  leaderChangeExtensionMs: 300,
-  poolSize: 0,
-  poolShortenAt: 0,
-  poolShortTtlMs: 1000,
-  poolDenyRenewalsWhenFull: false,
-};
+const settings: LeaseServerSettings = testLeaseSettings;
 
 const grant = (name: string, holder: string, ttlMs = 2000) => ({ type: "grant" as const, name, holder, ttlMs });
 

@@ -2,20 +2,9 @@ import { describe, expect, it } from "vitest";
 import { LeaseTable } from "../../src/core/lease/table";
 import { LeaseTracker, type TrackerEvent } from "../../src/core/lease/tracker";
 import type { LeaseServerSettings } from "../../src/core/lease/types";
+import { testLeaseSettings } from "../support/scenarios";
 
-const base: LeaseServerSettings = {
-  minTtlMs: 450,
-  expiryCheckIntervalMs: 100,
-  expirySlackFactor: 1,
-  lockDelayMs: 0,
-  checkpoint: false,
-  checkpointIntervalMs: 1000,
-  leaderChangeExtensionMs: 300,
-  poolSize: 0,
-  poolShortenAt: 0,
-  poolShortTtlMs: 1000,
-  poolDenyRenewalsWhenFull: false,
-};
+const base: LeaseServerSettings = testLeaseSettings;
 const ms = 1000;
 
 /** A leader at local time `now` with one lease granted at that time. */

@@ -362,26 +362,9 @@ export class RaftNode {
   }
 
   private becomePreCandidate(now: number, why: string): void {
-    const s = this.st;
-    s.role = "precandidate";
-    s.leader = null;
-    s.votes = { [this.id]: true };
-    this.clearLeaderState();
-    this.resetElectionTimer(now);
-    s.events.push({ type: "role", role: "precandidate", term: s.term, leader: null, reason: why });
-    if (this.quorum === 1) {
-      this.becomeCandidate(now, "won pre-vote");
-      return;
-    }
-    for (const p of this.peers) {
-      this.send(p, {
-        type: "RequestVote",
-        term: s.term + 1,
-        lastLogIndex: this.lastIndex,
-        lastLogTerm: this.lastTerm(),
-        preVote: true,
-      });
-    }
+    this.startRound(now, "precandidate", why);
+    if (this.quorum === 1) this.becomeCandidate(now, "won pre-vote");
+    else this.requestVotes(this.st.term + 1, true);
   }
 
   private becomeCandidate(now: number, why: string): void {
@@ -389,24 +372,26 @@ export class RaftNode {
     s.term += 1;
     s.votedFor = this.id;
     s.hardDirty = true;
-    s.role = "candidate";
+    this.startRound(now, "candidate", why);
+    if (this.quorum === 1) this.becomeLeader(now);
+    else this.requestVotes(s.term, false);
+  }
+
+  /** Starts a (pre-)election round: vote for itself, forget any leader, restart the timer. */
+  private startRound(now: number, role: "precandidate" | "candidate", why: string): void {
+    const s = this.st;
+    s.role = role;
     s.leader = null;
     s.votes = { [this.id]: true };
     this.clearLeaderState();
     this.resetElectionTimer(now);
-    s.events.push({ type: "role", role: "candidate", term: s.term, leader: null, reason: why });
-    if (this.quorum === 1) {
-      this.becomeLeader(now);
-      return;
-    }
+    s.events.push({ type: "role", role, term: s.term, leader: null, reason: why });
+  }
+
+  /** A pre-vote asks about the term it would campaign in (term + 1) without moving to it. */
+  private requestVotes(term: number, preVote: boolean): void {
     for (const p of this.peers) {
-      this.send(p, {
-        type: "RequestVote",
-        term: s.term,
-        lastLogIndex: this.lastIndex,
-        lastLogTerm: this.lastTerm(),
-        preVote: false,
-      });
+      this.send(p, { type: "RequestVote", term, lastLogIndex: this.lastIndex, lastLogTerm: this.lastTerm(), preVote });
     }
   }
 
