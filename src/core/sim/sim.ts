@@ -502,7 +502,7 @@ export class Simulation implements CheckerHost {
         p.timerAt = null;
         if (p.status !== "up") return false;
         const before = this.eventCount;
-        this.run(p, (ctx) => p.logic.onTimer(ctx));
+        this.runTimer(p);
         return this.eventCount !== before; // an early timer that found nothing due is no event
       }
       case "wake": {
@@ -563,31 +563,67 @@ export class Simulation implements CheckerHost {
     };
   }
 
-  private run(p: Proc, fn: (ctx: ProcessContext) => void): void {
+  private contextFor(p: Proc): MutableContext {
     let ctx = this.contexts.get(p.id);
     if (ctx === undefined) {
       ctx = this.makeContext(p.id);
       this.contexts.set(p.id, ctx);
     }
     ctx.now = localTime(p.clock, this._now);
+    return ctx;
+  }
+
+  /** Runs one call into a process, then applies a pause it asked for, or re-arms its timer. */
+  private run(p: Proc, fn: (ctx: ProcessContext) => void): void {
+    const ctx = this.contextFor(p);
     try {
       fn(ctx);
-      const sp = this.selfPause;
-      if (sp !== null) {
-        this.selfPause = null;
-        if (sp.proc === p.id) {
-          this.apply({ type: "pause", proc: p.id, durationUs: sp.durationUs });
-          return;
-        }
-      }
+      this.settle(p);
     } catch (e) {
-      // A process broke one of its own assertions: report it like any violation and stop,
-      // since its state can no longer be trusted.
-      this.report({ invariant: "assertion", nodes: [p.id], detail: (e as Error).message });
-      this._halted = true;
-      return;
+      this.broken(p, e);
+    }
+  }
+
+  /** The two hot paths of run(), without a closure per event. */
+  private runTimer(p: Proc): void {
+    const ctx = this.contextFor(p);
+    try {
+      p.logic.onTimer(ctx);
+      this.settle(p);
+    } catch (e) {
+      this.broken(p, e);
+    }
+  }
+
+  private runMessage(p: Proc, env: Envelope): void {
+    const ctx = this.contextFor(p);
+    try {
+      p.logic.onMessage(ctx, env.from, env.payload);
+      this.settle(p);
+    } catch (e) {
+      this.broken(p, e);
+    }
+  }
+
+  private settle(p: Proc): void {
+    const sp = this.selfPause;
+    if (sp !== null) {
+      this.selfPause = null;
+      if (sp.proc === p.id) {
+        this.apply({ type: "pause", proc: p.id, durationUs: sp.durationUs });
+        return;
+      }
     }
     this.rearm(p);
+  }
+
+  /**
+   * A process broke one of its own assertions: report it like any violation and stop,
+   * since its state can no longer be trusted.
+   */
+  private broken(p: Proc, e: unknown): void {
+    this.report({ invariant: "assertion", nodes: [p.id], detail: (e as Error).message });
+    this._halted = true;
   }
 
   /** Keeps one live timer event per process, no later than its next deadline. */
@@ -653,7 +689,7 @@ export class Simulation implements CheckerHost {
       return;
     }
     this.emit({ kind: "deliver", id: env.id, from: env.from, to: env.to });
-    this.run(p, (ctx) => p.logic.onMessage(ctx, env.from, env.payload));
+    this.runMessage(p, env);
   }
 
   /**
@@ -683,13 +719,13 @@ export class Simulation implements CheckerHost {
       const dueAt = d === null ? Number.POSITIVE_INFINITY : virtualAt(p.clock, d, 0);
       const next = inbox[0];
       if (dueAt <= this._now && (next === undefined || dueAt <= next.at)) {
-        this.run(p, (ctx) => p.logic.onTimer(ctx));
+        this.runTimer(p);
         continue;
       }
       if (next === undefined) break;
       inbox.shift();
       this.emit({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to });
-      this.run(p, (ctx) => p.logic.onMessage(ctx, next.env.from, next.env.payload));
+      this.runMessage(p, next.env);
     }
     this.rearm(p);
   }
