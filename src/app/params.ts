@@ -1,11 +1,12 @@
-/** Reads the run settings from the page's query string (?seed=, ?nodes=, ?clients=, ?speed=). Bad values fall back to defaults, with a message. */
-import { MAX_CLIENTS, MAX_NODES } from "../core/sim/config";
+/** Reads the run settings from the page's query string (?seed=, ?nodes=, ?clients=, ?holders=, ?speed=). Bad values fall back to defaults, with a message. */
+import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings } from "../worker/protocol";
 
 export const DEFAULT_SETTINGS: RunSettings = {
   seed: 1,
   nodes: 5,
   clients: { count: 2, workload: "random" },
+  holders: 3,
   speed: DEFAULT_SPEED,
   autoplay: true,
 };
@@ -44,6 +45,7 @@ export function parseParams(search: string): ParsedParams {
   const seed = pick("seed", (r) => wholeIn(r, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), d.seed, "a whole number, like 42");
   const nodes = pick("nodes", (r) => wholeIn(r, 1, MAX_NODES), d.nodes, `a whole number from 1 to ${MAX_NODES}`);
   const clients = pick("clients", (r) => wholeIn(r, 0, MAX_CLIENTS), d.clients.count, `a whole number from 0 to ${MAX_CLIENTS}`);
+  const holders = pick("holders", (r) => wholeIn(r, 0, MAX_HOLDERS), d.holders, `a whole number from 0 to ${MAX_HOLDERS}`);
   const speed = pick(
     "speed",
     (r) => {
@@ -56,7 +58,7 @@ export function parseParams(search: string): ParsedParams {
   );
 
   return {
-    settings: { seed, nodes, clients: { count: clients, workload: clients > 0 ? "random" : "none" }, speed, autoplay: d.autoplay },
+    settings: { seed, nodes, clients: { count: clients, workload: clients > 0 ? "random" : "none" }, holders, speed, autoplay: d.autoplay },
     problems,
   };
 }

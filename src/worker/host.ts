@@ -23,7 +23,12 @@ export const TICK_MS = 40;
 export const MAX_TICK_REAL_MS = 250;
 
 export function configFor(s: RunSettings): SimConfig {
-  return mergeConfig(defaultConfig(), { seed: s.seed, nodes: s.nodes, clients: { count: s.clients.count, workload: s.clients.workload } });
+  return mergeConfig(defaultConfig(), {
+    seed: s.seed,
+    nodes: s.nodes,
+    clients: { count: s.clients.count, workload: s.clients.workload },
+    holders: { count: s.holders },
+  });
 }
 
 export function clampSpeed(speed: number): number {

@@ -12,6 +12,8 @@ export interface RunSettings {
   readonly seed: number;
   readonly nodes: number;
   readonly clients: { readonly count: number; readonly workload: "none" | "random" };
+  /** Lease holders contending for one lease and writing to fenced storage. */
+  readonly holders: number;
   /** Virtual seconds per real second (0.1 = ten times slower than real time). */
   readonly speed: number;
   /** Start playing at once. */
