@@ -179,7 +179,7 @@ describe("LeaseHolder: acquiring", () => {
     const d = holding();
     const v = d.view;
     expect(v.top).toBe("holding");
-    expect(v.state).toBe("holding.{renewal.waiting,register.done}");
+    expect(v.state).toBe("holding.waiting");
     expect(v.token).toBe(7);
     expect(v.ttlMs).toBe(3000);
     // Sent at 100 ms, TTL 3 s, margin 10 000 ppm (1%): 100 ms + 2.97 s, not the 130 ms the reply came at.
@@ -310,12 +310,12 @@ describe("LeaseHolder: renewing", () => {
     const r = d.last("LeaseRefresh");
     expect(r.to).toBe(target);
     expect(r.payload).toEqual({ type: "LeaseRefresh", name: "L", holder: "h1", token: 7, reqId: 1 });
-    expect(d.view.state).toBe("holding.{renewal.renewing,register.done}");
+    expect(d.view.state).toBe("holding.renewing");
     d.runTo(1_150_000);
     d.deliver(target, renewed(1));
     expect(d.view.deadlineUs).toBe(1_100_000 + 2_970_000);
     expect(d.view.renewAtUs).toBe(2_100_000);
-    expect(d.view.state).toMatch(/^holding\.\{renewal\.waiting,/);
+    expect(d.view.state).toBe("holding.waiting");
     d.runTo(2_100_000);
     expect(d.last("LeaseRefresh").payload.reqId).toBe(2);
     expect(d.last("LeaseRefresh").at).toBe(2_100_000);
@@ -345,17 +345,17 @@ describe("LeaseHolder: renewing", () => {
     expect(d.sent("LeaseRefresh")).toHaveLength(2);
     d.runTo(1_120_000);
     d.deliver(other, renewed(2));
-    expect(d.view.state).toMatch(/renewal\.waiting/);
+    expect(d.view.state).toBe("holding.waiting");
     expect(d.view.deadlineUs).toBe(1_100_000 + 2_970_000);
   });
 
   it("a late answer to a refresh that timed out still renews, timed from that refresh's send; duplicates change nothing", () => {
     const d = holding();
     d.runTo(1_320_000);
-    expect(d.view.state).toMatch(/renewal\.backoff/);
+    expect(d.view.state).toBe("holding.backoff");
     const r1 = d.sent("LeaseRefresh")[0] as Sent;
     d.deliver(r1.to, renewed(1));
-    expect(d.view.state).toMatch(/renewal\.waiting/);
+    expect(d.view.state).toBe("holding.waiting");
     expect(d.view.deadlineUs).toBe(1_100_000 + 2_970_000);
     const events = d.holderEvents().length;
     d.runTo(1_330_000);
@@ -622,18 +622,46 @@ describe("LeaseHolder: releasing and registering", () => {
       seq: 2,
       op: { type: "put", key: "/holders/h1", value: "h1", lease: "L" },
     });
-    expect(d.view.state).toBe("holding.{renewal.waiting,register.active.sending}");
+    // The registration is process code beside the statechart, like the work loop.
+    expect(d.view.state).toBe("holding.waiting");
+    expect(d.h.registration).toMatchObject({ phase: "sending", written: false, attempts: 1 });
     // Unanswered: retried with the same sequence number.
     d.runTo(400_000);
     const puts = d.sent("ClientWrite").filter((s) => s.payload.op.type === "put");
     expect(puts).toHaveLength(2);
     expect(puts[1]?.payload.seq).toBe(2);
     d.deliver(puts[1]?.to as string, { type: "ClientReply", seq: 2, ok: true, result: { kind: "kv", value: "h1" } });
-    expect(d.view.state).toMatch(/register\.done\}$/);
+    expect(d.h.registration).toMatchObject({ phase: "done", written: true, attempts: 2 });
     d.runTo(1_100_000);
     d.deliver(d.last("LeaseRefresh").to, renewed(1));
     d.runTo(2_000_000);
     expect(d.sent("ClientWrite").filter((s) => s.payload.op.type === "put")).toHaveLength(2);
+  });
+});
+
+describe("LeaseHolder: the key registration (process code while holding)", () => {
+  it("follows a hint at once, backs off on a refusal without one, and gives up after MAX_WRITE_ATTEMPTS sends", () => {
+    const d = holding({ registerKey: true });
+    const put = d.last("ClientWrite");
+    const other = SERVERS.find((n) => n !== put.to) as string;
+    d.deliver(put.to, { type: "ClientReply", seq: 2, ok: false, leaderHint: other });
+    const hinted = d.last("ClientWrite");
+    expect(hinted.to).toBe(other);
+    expect(hinted.payload.seq).toBe(2);
+    expect(d.h.registration).toMatchObject({ phase: "sending", attempts: 2, redirects: 1, failures: 0 });
+    d.deliver(other, { type: "ClientReply", seq: 2, ok: false, leaderHint: null });
+    expect(d.h.registration).toMatchObject({ phase: "backoff", failures: 1, redirects: 0 });
+    expect(d.view.target).toBe(SERVERS[(SERVERS.indexOf(other as (typeof SERVERS)[number]) + 1) % SERVERS.length]);
+    // Keep renewing so it stays in holding while the put goes unanswered.
+    for (let t = 200_000; t <= 20_000_000; t += 100_000) {
+      d.runTo(t);
+      const r = d.sent("LeaseRefresh", t - 100_000).at(-1);
+      if (r !== undefined) d.deliver(r.to, renewed(r.payload.reqId));
+    }
+    const puts = d.sent("ClientWrite").filter((s) => s.payload.op.type === "put");
+    expect(puts).toHaveLength(MAX_WRITE_ATTEMPTS);
+    expect(d.h.registration.phase).toBe("failed");
+    expect(d.view.state).toBe("holding.waiting");
   });
 });
 
@@ -718,20 +746,21 @@ describe("holderMachine with pure transition()", () => {
     ({ ...e, nowUs, rand }) as HolderEvent;
 
   it("starts idle with one delayed raise, and each after-event leads on", () => {
-    const [s0, a0] = initialTransition(holderMachine, { cfg, target: 1 });
+    const [s0, a0] = initialTransition(holderMachine, { cfg });
     expect(s0.value).toBe("idle");
     expect(a0.map((a) => [a.type, a.params])).toEqual([
       ["xstate.raise", { event: { type: "xstate.after.startDelay.holder.idle" }, id: "xstate.after.startDelay.holder.idle", delay: 100 }],
     ]);
     const [s1, a1] = transition(holderMachine, s0, at({ type: "xstate.after.startDelay.holder.idle" }, 100_000));
     expect(s1.value).toEqual({ requesting: "sending" });
-    expect(s1.context).toMatchObject({ seq: 1, attempts: 1, opSentAtUs: 100_000, target: 1 });
-    expect(a1.map((a) => a.type)).toEqual(["xstate.cancel", "sendGrant", "xstate.raise"]);
+    expect(s1.context).toMatchObject({ attempts: 1, opSentAtUs: 100_000 });
+    // The process numbers the operation (newOp) and picks the server.
+    expect(a1.map((a) => a.type)).toEqual(["xstate.cancel", "newOp", "sendGrant", "xstate.raise"]);
     expect(a1[0]?.params).toEqual({ sendId: "xstate.after.startDelay.holder.idle" });
-    expect(a1[2]?.params).toMatchObject({ id: "xstate.after.requestTimeout.holder.requesting.sending", delay: 200 });
+    expect(a1[3]?.params).toMatchObject({ id: "xstate.after.requestTimeout.holder.requesting.sending", delay: 200 });
 
     const [s2, a2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 2000 }, 150_000, 0.5));
-    expect(stateString(s2.value)).toBe("holding.{renewal.waiting,register.done}");
+    expect(stateString(s2.value)).toBe("holding.waiting");
     expect(s2.context).toMatchObject({ token: 5, deadlineUs: 100_000 + 1_980_000, nominalEndUs: 2_100_000 });
     expect(a2[0]).toMatchObject({ type: "xstate.cancel", params: { sendId: "xstate.after.requestTimeout.holder.requesting.sending" } });
     const delays = Object.fromEntries(
@@ -739,27 +768,28 @@ describe("holderMachine with pure transition()", () => {
     );
     expect(delays).toEqual({
       "xstate.after.untilHoldEnd.holder.holding": Number.POSITIVE_INFINITY,
-      "xstate.after.untilRenew.holder.holding.renewal.waiting": (100_000 + Math.round(2_000_000 / 3) - 150_000) / 1000,
-      "xstate.after.untilDeadline.holder.holding.renewal.waiting": (2_080_000 - 150_000) / 1000,
+      "xstate.after.untilRenew.holder.holding.waiting": (100_000 + Math.round(2_000_000 / 3) - 150_000) / 1000,
+      "xstate.after.untilDeadline.holder.holding.waiting": (2_080_000 - 150_000) / 1000,
     });
-    // The work loop is the process's: entering holding starts it.
+    // The work loop and the key registration are the process's: entering holding starts them.
     expect(a2.map((a) => a.type)).toContain("startWork");
+    expect(a2.map((a) => a.type)).toContain("startRegister");
   });
 
   it("starts the work loop on entering holding and stops it on leaving, back from jeopardy too", () => {
-    const [s0] = initialTransition(holderMachine, { cfg, target: 0 });
+    const [s0] = initialTransition(holderMachine, { cfg });
     const [s1] = transition(holderMachine, s0, at({ type: "xstate.after.startDelay.holder.idle" }, 100_000));
     const [s2, a2] = transition(holderMachine, s1, at({ type: "GRANTED", token: 5, ttlMs: 3000 }, 110_000));
     expect(a2.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["startWork"]);
-    const [s3, a3] = transition(holderMachine, s2, at({ type: "xstate.after.untilDeadline.holder.holding.renewal.waiting" }, 3_070_000));
+    const [s3, a3] = transition(holderMachine, s2, at({ type: "xstate.after.untilDeadline.holder.holding.waiting" }, 3_070_000));
     expect(s3.value).toEqual({ jeopardy: "renewing" });
     expect(a3.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["stopWork"]);
     const [s4, a4] = transition(holderMachine, s3, at({ type: "RENEWED", reqId: s3.context.reqId, ttlMs: 3000 }, 3_080_000));
-    expect(stateString(s4.value)).toBe("holding.{renewal.waiting,register.done}");
+    expect(stateString(s4.value)).toBe("holding.waiting");
     expect(a4.filter((a) => a.type.endsWith("Work")).map((a) => a.type)).toEqual(["startWork"]);
     // Renewing inside holding neither stops nor restarts it.
-    const [s5, a5] = transition(holderMachine, s4, at({ type: "xstate.after.untilRenew.holder.holding.renewal.waiting" }, 4_080_000));
-    expect(stateString(s5.value)).toBe("holding.{renewal.renewing,register.done}");
+    const [s5, a5] = transition(holderMachine, s4, at({ type: "xstate.after.untilRenew.holder.holding.waiting" }, 4_080_000));
+    expect(stateString(s5.value)).toBe("holding.renewing");
     expect(a5.filter((a) => a.type.endsWith("Work"))).toEqual([]);
   });
 

@@ -4,8 +4,11 @@
  * in holderMachine.ts, run with xstate's pure transition(): this class feeds it events
  * stamped with the local clock and a random draw, keeps its delayed events as plain
  * timers on the simulated clock, and carries out its named actions with the
- * ProcessContext. The work loop (check the lease, then write to storage) is its own
- * timer code, run while the statechart is in holding (its startWork / stopWork actions).
+ * ProcessContext. The work loop (check the lease, then write to storage) and the key
+ * registration (a one-off put of /holders/<id> attached to the lease, with retries) are
+ * its own timer code, run while the statechart is in holding (its startWork / stopWork and
+ * startRegister / stopRegister actions). It also keeps the transport details: the server
+ * it believes leads and the sequence numbers of its ClientWrite operations.
  * Everything it holds is plain data, so a clone is a deep copy.
  */
 import { initialTransition, type StateValue } from "xstate";
@@ -18,8 +21,11 @@ import {
   type HolderEvent,
   type HolderInputEvent,
   type HolderSnapshot,
+  backoffMs,
   holderMachine,
   holderTransition,
+  MAX_WRITE_ATTEMPTS,
+  nextServer,
   stateString,
   topState,
 } from "./holderMachine";
@@ -34,6 +40,9 @@ const STORAGE_RESULTS_LIMIT = 50;
 /** Timer ids and event types of the work loop (process code, not statechart events). */
 const WORK_CHECK = "work.check";
 const WORK_WRITE = "work.write";
+/** Timer ids and event types of the key registration (process code too). */
+const REGISTER_TIMEOUT = "register.timeout";
+const REGISTER_BACKOFF = "register.backoff";
 
 /** A delayed event of the statechart, due on the holder's local clock. */
 export interface HolderTimer {
@@ -68,6 +77,24 @@ export interface WorkLoop {
   checks: number;
 }
 
+/**
+ * The key registration (registerKey), run by the process while the statechart is in
+ * holding: a ClientWrite put of /holders/<id> attached to the lease, sent to the server
+ * believed to lead, following hints, backing off (capped exponential, jittered) on
+ * silence or refusal, given up after MAX_WRITE_ATTEMPTS sends. Once per grant: back in
+ * holding from jeopardy or grace it is written again only if it was not written.
+ */
+export interface RegisterLoop {
+  /** off: not holding; sending: a put awaits its answer; backoff: waiting to retry; done: written (or not wanted); failed: gave up. */
+  phase: "off" | "sending" | "backoff" | "done" | "failed";
+  /** The key of the current grant is written. */
+  written: boolean;
+  /** Sends of the current put, failed tries in a row, hints followed in a row. */
+  attempts: number;
+  failures: number;
+  redirects: number;
+}
+
 interface HolderState {
   /** Persisted across crashes: each incarnation uses a fresh client id. */
   incarnation: number;
@@ -76,6 +103,11 @@ interface HolderState {
   // Volatile:
   up: boolean;
   machine: { value: StateValue; context: HolderContext } | null;
+  /** Index into settings.servers of the server believed to lead. */
+  target: number;
+  /** Sequence number of the current ClientWrite operation (grant, put or revoke); retries reuse it, the next one is seq + 1. */
+  seq: number;
+  register: RegisterLoop;
   timers: HolderTimer[];
   timerOrder: number;
   work: WorkLoop;
@@ -98,6 +130,9 @@ function freshState(): HolderState {
     writes: 0,
     up: false,
     machine: null,
+    target: 0,
+    seq: 0,
+    register: freshRegister(),
     timers: [],
     timerOrder: 0,
     work: freshWork(),
@@ -113,6 +148,10 @@ function freshState(): HolderState {
 
 function freshWork(): WorkLoop {
   return { phase: "off", lastCheckUs: null, checks: 0 };
+}
+
+function freshRegister(): RegisterLoop {
+  return { phase: "off", written: false, attempts: 0, failures: 0, redirects: 0 };
 }
 
 function pushBounded<T>(list: T[], item: T): void {
@@ -181,6 +220,18 @@ export class LeaseHolder implements ProcessLogic {
   get work(): Readonly<WorkLoop> {
     return this.st.work;
   }
+  /** The key registration's state (read-only). */
+  get registration(): Readonly<RegisterLoop> {
+    return this.st.register;
+  }
+  /** The server it believes leads, or null while crashed. */
+  get target(): string | null {
+    return this.st.machine === null ? null : (this.settings.servers[this.st.target] ?? null);
+  }
+  /** The sequence number of its current ClientWrite operation. */
+  get seq(): number {
+    return this.st.seq;
+  }
   get gcPauseArmed(): number | null {
     return this.st.gcPauseUs;
   }
@@ -200,6 +251,7 @@ export class LeaseHolder implements ProcessLogic {
         s.machine === null ? null : { value: copyPlain(s.machine.value), context: { ...copyPlain(s.machine.context), cfg: this.settings } },
       timers: s.timers.map((t) => ({ ...t, event: copyPlain(t.event) })),
       work: { ...s.work },
+      register: { ...s.register },
       storageResults: s.storageResults.slice(),
       sentWrites: s.sentWrites.map((w) => ({ ...w })),
       openOp: s.openOp === null ? null : { ...s.openOp },
@@ -214,8 +266,10 @@ export class LeaseHolder implements ProcessLogic {
     s.work = freshWork();
     s.gcPauseUs = null;
     s.lastReport = "";
-    const target = this.rng.int(0, this.settings.servers.length - 1);
-    const [snap, actions] = initialTransition(holderMachine, { cfg: this.settings, target });
+    s.register = freshRegister();
+    s.seq = 0;
+    s.target = this.rng.int(0, this.settings.servers.length - 1);
+    const [snap, actions] = initialTransition(holderMachine, { cfg: this.settings });
     this.commit(snap);
     this.report(ctx, "start");
     this.execute(ctx, actions);
@@ -228,6 +282,7 @@ export class LeaseHolder implements ProcessLogic {
     this.snap = null;
     s.timers = [];
     s.work = freshWork();
+    s.register = freshRegister();
     s.gcPauseUs = null;
     s.storageResults = [];
     s.sentWrites = [];
@@ -261,6 +316,8 @@ export class LeaseHolder implements ProcessLogic {
       const e = t.event;
       if (e.type === WORK_CHECK) this.workCheck(ctx);
       else if (e.type === WORK_WRITE) this.workWrite(ctx, e.token as number);
+      else if (e.type === REGISTER_TIMEOUT) this.registerTimeout(ctx);
+      else if (e.type === REGISTER_BACKOFF) this.registerRetry(ctx);
       else this.feed(ctx, e as unknown as HolderInputEvent);
     }
   }
@@ -272,10 +329,12 @@ export class LeaseHolder implements ProcessLogic {
     const servers = this.settings.servers;
     switch (p.type) {
       case "ClientReply": {
-        if (p.seq !== c.seq) return;
+        if (p.seq !== s.seq) return;
         if (!p.ok) {
           const hint = p.leaderHint === null ? -1 : servers.indexOf(p.leaderHint);
-          this.feed(ctx, { type: "WRITE_REJECTED", hint: hint < 0 ? null : hint, from: servers.indexOf(from) });
+          // In holding, the writes are the key registration's (the statechart has none there).
+          if (s.register.phase !== "off") this.registerRejected(ctx, hint < 0 ? null : hint, servers.indexOf(from));
+          else this.feed(ctx, { type: "WRITE_REJECTED", hint: hint < 0 ? null : hint, from: servers.indexOf(from) });
           return;
         }
         const r = p.result;
@@ -288,7 +347,7 @@ export class LeaseHolder implements ProcessLogic {
         if (r.kind === "granted" && r.name === this.settings.leaseName) this.feed(ctx, { type: "GRANTED", token: r.token, ttlMs: r.ttlMs });
         else if (r.kind === "denied" && r.name === this.settings.leaseName) this.feed(ctx, { type: "DENIED", reason: r.reason });
         else if (r.kind === "revoked" || r.kind === "not-holder") this.feed(ctx, { type: "REVOKED" });
-        else if (r.kind === "kv") this.feed(ctx, { type: "PUT_OK" });
+        else if (r.kind === "kv") this.registerWritten();
         return;
       }
       case "LeaseRefreshReply": {
@@ -354,6 +413,7 @@ export class LeaseHolder implements ProcessLogic {
     actions: readonly { type: string; params: unknown; info: { context: unknown; event: unknown } }[],
   ): void {
     const s = this.st;
+    let startRegister = false;
     for (const a of actions) {
       const c = a.info.context as HolderContext;
       switch (a.type) {
@@ -372,19 +432,28 @@ export class LeaseHolder implements ProcessLogic {
           s.timers = s.timers.filter((t) => t.id !== id);
           break;
         }
+        case "newOp":
+          s.seq += 1;
+          break;
+        case "toNextServer":
+          s.target = nextServer(this.settings.servers, s.target);
+          break;
+        case "toServerAfterSender":
+          s.target = nextServer(this.settings.servers, (a.info.event as { from: number }).from);
+          break;
+        case "toHintedServer":
+          s.target = (a.info.event as { hint: number }).hint;
+          break;
         case "sendGrant":
-          this.sendWrite(ctx, c, { type: "grant", name: this.settings.leaseName, holder: this.id, ttlMs: this.settings.ttlMs });
+          this.sendWrite(ctx, { type: "grant", name: this.settings.leaseName, holder: this.id, ttlMs: this.settings.ttlMs });
           break;
         case "sendRevoke":
           if (c.token === null) throw new Error(`holder ${this.id}: revoke without a token`);
-          this.sendWrite(ctx, c, { type: "revoke", name: this.settings.leaseName, holder: this.id, token: c.token });
-          break;
-        case "sendPut":
-          this.sendWrite(ctx, c, { type: "put", key: `/holders/${this.id}`, value: this.id, lease: this.settings.leaseName });
+          this.sendWrite(ctx, { type: "revoke", name: this.settings.leaseName, holder: this.id, token: c.token });
           break;
         case "sendRefresh":
           if (c.token === null) throw new Error(`holder ${this.id}: refresh without a token`);
-          ctx.send(this.server(c), {
+          ctx.send(this.server(), {
             type: "LeaseRefresh",
             name: this.settings.leaseName,
             holder: this.id,
@@ -403,11 +472,23 @@ export class LeaseHolder implements ProcessLogic {
           s.work.phase = "off";
           s.timers = s.timers.filter((t) => t.id !== WORK_CHECK);
           break;
+        case "startRegister":
+          // A new grant's key is not written yet; back from jeopardy or grace it may be.
+          if ((a.info.event as HolderEvent).type === "GRANTED") s.register.written = false;
+          // Started once the transition's other actions are carried out, as the statechart's own region was.
+          startRegister = true;
+          break;
+        case "stopRegister":
+          // A put already sent may still be applied; its answer is ignored.
+          s.register.phase = "off";
+          s.timers = s.timers.filter((t) => t.id !== REGISTER_TIMEOUT && t.id !== REGISTER_BACKOFF);
+          break;
         default:
           // assign and the like are resolved inside transition(); nothing else is expected.
           if (!a.type.startsWith("xstate.")) throw new Error(`holder ${this.id}: unknown action ${a.type}`);
       }
     }
+    if (startRegister) this.registerStart(ctx);
   }
 
   private addTimer(ctx: ProcessContext, id: string, event: HolderTimer["event"], delayMs: number): void {
@@ -470,22 +551,108 @@ export class LeaseHolder implements ProcessLogic {
     }
   }
 
-  private sendWrite(ctx: ProcessContext, c: HolderContext, op: ClientOp): void {
+  // ---- the key registration ------------------------------------------------------
+
+  /** On entering holding: write the key if it is wanted and not written for this grant. */
+  private registerStart(ctx: ProcessContext): void {
+    const r = this.st.register;
+    if (!this.settings.registerKey || r.written) {
+      r.phase = "done";
+      return;
+    }
+    this.st.seq += 1;
+    r.attempts = 0;
+    r.failures = 0;
+    r.redirects = 0;
+    this.registerSend(ctx);
+  }
+
+  private registerSend(ctx: ProcessContext): void {
+    const r = this.st.register;
+    r.phase = "sending";
+    r.attempts += 1;
+    this.sendWrite(ctx, { type: "put", key: `/holders/${this.id}`, value: this.id, lease: this.settings.leaseName });
+    this.addTimer(ctx, REGISTER_TIMEOUT, { type: REGISTER_TIMEOUT }, this.settings.requestTimeoutMs);
+  }
+
+  /** One draw per event handled, as for the statechart's events (the backoff jitter uses it). */
+  private draw(): number {
+    return this.rng.nextU32() / 0x100000000;
+  }
+
+  private registerBackoff(ctx: ProcessContext, rand: number): void {
+    const r = this.st.register;
+    r.phase = "backoff";
+    this.addTimer(ctx, REGISTER_BACKOFF, { type: REGISTER_BACKOFF }, backoffMs(this.settings, r.failures, rand));
+  }
+
+  /** No answer in time: back off and try the next server. */
+  private registerTimeout(ctx: ProcessContext): void {
     const s = this.st;
-    if (s.openOp?.seq !== c.seq) {
+    const r = s.register;
+    const rand = this.draw();
+    if (r.phase !== "sending") throw new Error(`holder ${this.id}: a registration timeout while ${r.phase}`);
+    r.failures += 1;
+    r.redirects = 0;
+    s.target = nextServer(this.settings.servers, s.target);
+    this.registerBackoff(ctx, rand);
+  }
+
+  private registerRetry(ctx: ProcessContext): void {
+    const r = this.st.register;
+    this.draw();
+    if (r.phase !== "backoff") throw new Error(`holder ${this.id}: a registration retry while ${r.phase}`);
+    if (r.attempts < MAX_WRITE_ATTEMPTS) this.registerSend(ctx);
+    else r.phase = "failed";
+  }
+
+  /** Refused: follow a usable hint at once, else back off and try the server after the one that refused. */
+  private registerRejected(ctx: ProcessContext, hint: number | null, from: number): void {
+    const s = this.st;
+    const r = s.register;
+    const rand = this.draw();
+    if (r.phase !== "sending") return;
+    s.timers = s.timers.filter((t) => t.id !== REGISTER_TIMEOUT);
+    if (hint !== null && hint !== from && r.redirects < this.settings.servers.length) {
+      r.redirects += 1;
+      s.target = hint;
+      this.registerSend(ctx);
+      return;
+    }
+    r.failures += 1;
+    r.redirects = 0;
+    s.target = nextServer(this.settings.servers, from);
+    this.registerBackoff(ctx, rand);
+  }
+
+  /** The put's answer (a late one after the holder left holding is ignored). */
+  private registerWritten(): void {
+    const s = this.st;
+    const r = s.register;
+    this.draw();
+    if (r.phase !== "sending" && r.phase !== "backoff") return;
+    s.timers = s.timers.filter((t) => t.id !== REGISTER_TIMEOUT && t.id !== REGISTER_BACKOFF);
+    r.written = true;
+    r.phase = "done";
+  }
+
+  private sendWrite(ctx: ProcessContext, op: ClientOp): void {
+    const s = this.st;
+    const seq = s.seq;
+    if (s.openOp?.seq !== seq) {
       // A new operation: an older one still open was given up, its outcome unknown.
       if (s.openOp !== null) {
         ctx.emit({ kind: "client", phase: "info", clientId: this.clientId, seq: s.openOp.seq, op: s.openOp.op, note: "gave up" });
       }
-      s.openOp = { seq: c.seq, op };
-      ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq: c.seq, op });
+      s.openOp = { seq, op };
+      ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq, op });
     }
-    ctx.send(this.server(c), { type: "ClientWrite", clientId: this.clientId, seq: c.seq, op });
+    ctx.send(this.server(), { type: "ClientWrite", clientId: this.clientId, seq, op });
   }
 
-  private server(c: HolderContext): string {
-    const to = this.settings.servers[c.target];
-    if (to === undefined) throw new Error(`holder ${this.id}: no server at index ${c.target}`);
+  private server(): string {
+    const to = this.settings.servers[this.st.target];
+    if (to === undefined) throw new Error(`holder ${this.id}: no server at index ${this.st.target}`);
     return to;
   }
 
@@ -536,7 +703,7 @@ export interface HolderView {
   readonly id: string;
   readonly up: boolean;
   readonly incarnation: number;
-  /** Dotted state string ("holding.{renewal.waiting,register.done}"), or "down". */
+  /** Dotted state string ("holding.waiting", "jeopardy.renewing", ...), or "down". */
   readonly state: string;
   /** Top-level state ("holding", "jeopardy", ...), or "down". */
   readonly top: string;
@@ -576,7 +743,7 @@ export function holderStateOf(h: LeaseHolder): HolderView {
     renewAtUs: has ? c.renewAtUs : null,
     graceEndUs: has && c.nominalEndUs !== null && h.settings.gracePeriodMs > 0 ? c.nominalEndUs + h.settings.gracePeriodMs * 1000 : null,
     ttlMs: has ? c.ttlMs : null,
-    target: c === null ? null : (h.settings.servers[c.target] ?? null),
+    target: h.target,
     gcPauseArmedUs: h.gcPauseArmed,
     storageAccepted: h.storageTotals.accepted,
     storageRejected: h.storageTotals.rejected,

@@ -10,6 +10,13 @@
  * Deadlines are absolute local times kept in the context; every `after` delay is
  * computed as "that time minus now", so a timer re-armed on re-entry lands at the
  * same instant, and a holder that wakes from a pause finds its overdue timers due at once.
+ *
+ * Transport details are the process's: which server it believes leads (the machine
+ * only says "the next one", "the one after the sender", "the hinted one") and the
+ * sequence numbers of its ClientWrite operations (the machine says "a new operation").
+ * So is the key registration (registerKey), a one-off write while holding, run like the
+ * work loop as process code between the startRegister and stopRegister actions: then
+ * holding is a plain compound state, and a renewal costs a cheaper transition.
  */
 import { assign, createActor, type ExecutableActionsFrom, type SnapshotFrom, type StateValue, setup } from "xstate";
 import type { HolderSettings } from "./types";
@@ -28,11 +35,7 @@ export const BACKOFF_JITTER = 0.2;
  */
 export interface HolderContext {
   readonly cfg: HolderSettings;
-  /** Index into cfg.servers of the server believed to lead. */
-  readonly target: number;
-  /** Sequence number of the current ClientWrite operation (grant, put or revoke); retries reuse it, the next one is seq + 1. */
-  readonly seq: number;
-  /** Sends of the current operation so far. */
+  /** Sends of the current ClientWrite operation (grant or revoke) so far. */
   readonly attempts: number;
   /**
    * When the first send of the current operation left. A retry may be answered from
@@ -67,14 +70,10 @@ export interface HolderContext {
   readonly renewAtUs: number | null;
   /** When the current grant was obtained (holdForMs counts from here). */
   readonly acquiredAtUs: number | null;
-  /** The key attached to the current grant was written (registerKey). */
-  readonly registered: boolean;
 }
 
 export interface HolderInput {
   readonly cfg: HolderSettings;
-  /** The server to try first. */
-  readonly target: number;
 }
 
 /** What the process stamps on every event it feeds the machine. */
@@ -93,8 +92,6 @@ export type HolderInputEvent =
   | { readonly type: "DENIED"; readonly reason: string }
   /** ClientReply ok:false for the current operation; hint and from are indexes into cfg.servers (or null / -1). */
   | { readonly type: "WRITE_REJECTED"; readonly hint: number | null; readonly from: number }
-  /** ClientReply ok for the key registration. */
-  | { readonly type: "PUT_OK" }
   /** ClientReply ok for the revoke (revoked, or the service says we were no longer the holder). */
   | { readonly type: "REVOKED" }
   | { readonly type: "RENEWED"; readonly reqId: number; readonly ttlMs: number }
@@ -139,7 +136,9 @@ export function leaseTimes(
   };
 }
 
-const next = (c: HolderContext, i: number): number => (((i + 1) % c.cfg.servers.length) + c.cfg.servers.length) % c.cfg.servers.length;
+/** The server after index `i` (-1, an unknown sender, gives the first). */
+export const nextServer = (servers: readonly unknown[], i: number): number =>
+  (((i + 1) % servers.length) + servers.length) % servers.length;
 
 const ev = <T extends HolderEvent["type"]>(e: HolderEvent, type: T): Extract<HolderEvent, { type: T }> => {
   if (e.type !== type) throw new Error(`holder: expected ${type}, got ${e.type}`);
@@ -156,8 +155,20 @@ const machineSetup = setup({
     // Interpreted by the process (holder.ts) with the context the action was resolved with.
     sendGrant: () => {},
     sendRevoke: () => {},
-    sendPut: () => {},
     sendRefresh: () => {},
+    /** A new ClientWrite operation: the process takes the next sequence number. */
+    newOp: () => {},
+    /** Where the next send goes: the server after the believed leader, after the one that refused (event.from), or the hinted one (event.hint). */
+    toNextServer: () => {},
+    toServerAfterSender: () => {},
+    toHintedServer: () => {},
+    /**
+     * Key registration (registerKey): on entering holding, if the key of this grant is
+     * not written yet, the process writes it (a ClientWrite with retries, as the write
+     * loop below) after the transition's other actions; leaving holding stops it.
+     */
+    startRegister: () => {},
+    stopRegister: () => {},
     /**
      * The work loop runs while in holding: every workIntervalMs check the lease is valid on
      * the local clock, and if so write to storage workGapMs later with the token checked.
@@ -167,41 +178,21 @@ const machineSetup = setup({
     startWork: () => {},
     stopWork: () => {},
 
-    newOp: assign(({ context }) => ({ seq: context.seq + 1, attempts: 0, failures: 0, redirects: 0 })),
+    resetAttempts: assign({ attempts: 0, failures: 0, redirects: 0 }),
     beginAttempt: assign(({ context, event }) => ({
       attempts: context.attempts + 1,
       opSentAtUs: context.attempts === 0 ? event.nowUs : context.opSentAtUs,
     })),
     /** No answer in time: back off and try the next server. */
-    failToNext: assign(({ context }) => ({ failures: context.failures + 1, redirects: 0, target: next(context, context.target) })),
-    /** Refused without a usable hint: back off and try the server after the one that refused. */
-    failFrom: assign(({ context, event }) => ({
-      failures: context.failures + 1,
-      redirects: 0,
-      target: next(context, ev(event, "WRITE_REJECTED").from),
-    })),
-    followHint: assign(({ context, event }) => ({ target: ev(event, "WRITE_REJECTED").hint as number, redirects: context.redirects + 1 })),
+    fail: assign(({ context }) => ({ failures: context.failures + 1, redirects: 0 })),
+    followHint: assign(({ context }) => ({ redirects: context.redirects + 1 })),
 
     startRefresh: assign(({ context, event }) => ({
       reqId: context.reqId + 1,
       refreshes: [...context.refreshes, { reqId: context.reqId + 1, sentAtUs: event.nowUs }].slice(-MAX_REFRESHES_IN_FLIGHT),
     })),
-    renewFailToNext: assign(({ context }) => ({
-      renewFailures: context.renewFailures + 1,
-      renewRedirects: 0,
-      target: next(context, context.target),
-    })),
-    renewFailFrom: assign(({ context, event }) => ({
-      renewFailures: context.renewFailures + 1,
-      renewRedirects: 0,
-      target: next(context, ev(event, "REFRESH_REJECTED").from),
-    })),
-    /** The leader is busy or short of leases: ask it again later. */
-    renewFailSame: assign(({ context }) => ({ renewFailures: context.renewFailures + 1, renewRedirects: 0 })),
-    followRenewHint: assign(({ context, event }) => ({
-      target: ev(event, "REFRESH_REJECTED").hint as number,
-      renewRedirects: context.renewRedirects + 1,
-    })),
+    renewFail: assign(({ context }) => ({ renewFailures: context.renewFailures + 1, renewRedirects: 0 })),
+    followRenewHint: assign(({ context }) => ({ renewRedirects: context.renewRedirects + 1 })),
 
     applyGrant: assign(({ context, event }) => {
       const e = ev(event, "GRANTED");
@@ -213,7 +204,6 @@ const machineSetup = setup({
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
-        registered: false,
       };
     }),
     applyRenewal: assign(({ context, event }) => {
@@ -236,7 +226,6 @@ const machineSetup = setup({
       renewAtUs: null,
       acquiredAtUs: null,
     }),
-    markRegistered: assign({ registered: true }),
   },
   guards: {
     hintUsable: ({ context, event }) => {
@@ -252,7 +241,6 @@ const machineSetup = setup({
     awaitedRefresh: ({ context, event }) => context.refreshes.some((r) => r.reqId === ev(event, "RENEWED").reqId),
     writeAttemptsLeft: ({ context }) => context.attempts < MAX_WRITE_ATTEMPTS,
     hasGrace: ({ context }) => context.cfg.gracePeriodMs > 0,
-    needsRegister: ({ context }) => context.cfg.registerKey && !context.registered,
   },
   delays: {
     startDelay: ({ context }: Args) => context.cfg.startAfterMs,
@@ -274,15 +262,15 @@ const machineSetup = setup({
 });
 
 /** A ClientWrite with retries: send, wait for the reply, follow hints, back off on silence. */
-function writeLoop(send: "sendGrant" | "sendRevoke" | "sendPut", exhausted: string | null) {
+function writeLoop(send: "sendGrant" | "sendRevoke", exhausted: string | null) {
   return {
     sending: machineSetup.createStateConfig({
       entry: ["beginAttempt", send],
-      after: { requestTimeout: { target: "backoff", actions: "failToNext" } },
+      after: { requestTimeout: { target: "backoff", actions: ["fail", "toNextServer"] } },
       on: {
         WRITE_REJECTED: [
-          { guard: "hintUsable", target: "sending", reenter: true, actions: "followHint" },
-          { target: "backoff", actions: "failFrom" },
+          { guard: "hintUsable", target: "sending", reenter: true, actions: ["followHint", "toHintedServer"] },
+          { target: "backoff", actions: ["fail", "toServerAfterSender"] },
         ],
       },
     }),
@@ -310,13 +298,14 @@ function renewLoop(inHolding: boolean) {
   return {
     renewing: machineSetup.createStateConfig({
       entry: ["startRefresh", "sendRefresh"],
-      after: { requestTimeout: { target: "backoff", actions: "renewFailToNext" }, ...deadline },
+      after: { requestTimeout: { target: "backoff", actions: ["renewFail", "toNextServer"] }, ...deadline },
       on: {
         ...answers,
         REFRESH_REJECTED: [
-          { guard: "renewHintUsable", target: "renewing", reenter: true, actions: "followRenewHint" },
-          { guard: "poolShort", target: "backoff", actions: "renewFailSame" },
-          { target: "backoff", actions: "renewFailFrom" },
+          { guard: "renewHintUsable", target: "renewing", reenter: true, actions: ["followRenewHint", "toHintedServer"] },
+          // The leader is busy or short of leases: ask it again later.
+          { guard: "poolShort", target: "backoff", actions: "renewFail" },
+          { target: "backoff", actions: ["renewFail", "toServerAfterSender"] },
         ],
       },
     }),
@@ -328,8 +317,6 @@ export const holderMachine = machineSetup.createMachine({
   id: "holder",
   context: ({ input }) => ({
     cfg: input.cfg,
-    target: input.target,
-    seq: 0,
     attempts: 0,
     opSentAtUs: 0,
     failures: 0,
@@ -344,7 +331,6 @@ export const holderMachine = machineSetup.createMachine({
     nominalEndUs: null,
     renewAtUs: null,
     acquiredAtUs: null,
-    registered: false,
   }),
   initial: "idle",
   on: {
@@ -353,7 +339,7 @@ export const holderMachine = machineSetup.createMachine({
   states: {
     idle: { after: { startDelay: { target: "requesting" } } },
     requesting: {
-      entry: "newOp",
+      entry: ["newOp", "resetAttempts"],
       initial: "sending",
       states: {
         ...writeLoop("sendGrant", null),
@@ -365,33 +351,14 @@ export const holderMachine = machineSetup.createMachine({
       },
     },
     holding: {
-      type: "parallel",
-      entry: "startWork",
-      exit: "stopWork",
+      entry: ["startWork", "startRegister"],
+      exit: ["stopWork", "stopRegister"],
       after: { untilHoldEnd: { target: "releasing" } },
       on: { RELEASE: { target: "releasing" } },
+      initial: "waiting",
       states: {
-        renewal: {
-          initial: "waiting",
-          states: {
-            waiting: { after: { untilRenew: { target: "renewing" }, untilDeadline: { target: "#holder.jeopardy" } } },
-            ...renewLoop(true),
-          },
-        },
-        register: {
-          initial: "pending",
-          states: {
-            pending: { always: [{ guard: "needsRegister", target: "active" }, { target: "done" }] },
-            active: {
-              entry: "newOp",
-              initial: "sending",
-              states: writeLoop("sendPut", "#holder.holding.register.failed"),
-              on: { PUT_OK: { target: "done", actions: "markRegistered" } },
-            },
-            done: {},
-            failed: {},
-          },
-        },
+        waiting: { after: { untilRenew: { target: "renewing" }, untilDeadline: { target: "#holder.jeopardy" } } },
+        ...renewLoop(true),
       },
     },
     jeopardy: {
@@ -411,7 +378,7 @@ export const holderMachine = machineSetup.createMachine({
       after: { acquireRetry: { target: "requesting" } },
     },
     releasing: {
-      entry: "newOp",
+      entry: ["newOp", "resetAttempts"],
       initial: "sending",
       states: writeLoop("sendRevoke", "#holder.released"),
       on: {
@@ -429,8 +396,8 @@ export type HolderMachine = typeof holderMachine;
 export type HolderSnapshot = SnapshotFrom<HolderMachine>;
 
 /**
- * The state value as one string: nesting with dots, parallel regions in braces, e.g.
- * "requesting.backoff", "jeopardy.renewing", "holding.{renewal.waiting,register.active.sending}".
+ * The state value as one string: nesting with dots, parallel regions (if any) in braces, e.g.
+ * "requesting.backoff", "jeopardy.renewing", "holding.waiting".
  * Every state starts with its top-level state and a dot, so "holding" prefix-matches.
  */
 export function stateString(value: StateValue): string {
@@ -482,7 +449,7 @@ let cachedScope: InertScope | null = null;
 function inertScope(): InertScope {
   if (cachedScope !== null) return cachedScope;
   const self = createActor(holderMachine, {
-    input: { cfg: PLACEHOLDER_SETTINGS, target: 0 },
+    input: { cfg: PLACEHOLDER_SETTINGS },
   });
   const holder: InertScope = {
     sink: null,
