@@ -36,6 +36,11 @@ export type RefreshOutcome = { readonly ok: true; readonly ttlMs: number } | { r
 
 const US_PER_MS = 1000;
 
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 export class LeaseTracker {
   private constructor(
     private readonly s: LeaseServerSettings,
@@ -138,9 +143,13 @@ export class LeaseTracker {
     if (now >= this.nextCheckAt) {
       this.nextCheckAt = now + this.s.expiryCheckIntervalMs * US_PER_MS;
       if (hasQuorum) {
-        for (const name of Object.keys(this.leases).sort()) {
+        const due: string[] = [];
+        for (const name in this.leases) {
           const t = this.leases[name] as Tracked;
-          if (t.expiring || now < t.expiresAt) continue;
+          if (!t.expiring && now >= t.expiresAt) due.push(name);
+        }
+        for (const name of due.sort()) {
+          const t = this.leases[name] as Tracked;
           t.expiring = true;
           events.push({ op: "expiring", name, holder: t.holder, token: t.token, expiresAtUs: t.expiresAt });
           ops.push({ type: "expire", name, token: t.token });
@@ -169,10 +178,7 @@ export class LeaseTracker {
 
   /** The next local time at which due() may have work (none while nothing is tracked). */
   nextDeadline(): number {
-    let idle = true;
-    for (const _ in this.leases) idle = false;
-    for (const _ in this.freeAt) idle = false;
-    if (idle) return Number.POSITIVE_INFINITY;
+    if (isEmpty(this.leases) && isEmpty(this.freeAt)) return Number.POSITIVE_INFINITY;
     return this.s.checkpoint ? Math.min(this.nextCheckAt, this.nextCheckpointAt) : this.nextCheckAt;
   }
 

@@ -38,7 +38,7 @@ export interface StorageState {
   highest: Map<string, number>;
   /** Last value written per resource (what a reader would see). */
   values: Map<string, string>;
-  /** The last STORAGE_LOG_LIMIT writes, oldest first. */
+  /** The most recent writes, oldest first (trimmed back to STORAGE_LOG_LIMIT in chunks; read through `log`). */
   log: StorageLogEntry[];
   writes: number;
   accepted: number;
@@ -84,7 +84,8 @@ export class FencedStorage implements ProcessLogic {
 
   /** The most recent writes (at most STORAGE_LOG_LIMIT), oldest first. */
   get log(): readonly StorageLogEntry[] {
-    return this.st.log;
+    const log = this.st.log;
+    return log.length > STORAGE_LOG_LIMIT ? log.slice(log.length - STORAGE_LOG_LIMIT) : log;
   }
 
   get totals(): StorageTotals {
@@ -173,7 +174,8 @@ export class FencedStorage implements ProcessLogic {
       atUs,
     };
     s.log.push(entry);
-    if (s.log.length > STORAGE_LOG_LIMIT) s.log.shift();
+    // Trimmed in chunks, not one shift per write: shifting a full log on every write costs O(limit).
+    if (s.log.length >= 2 * STORAGE_LOG_LIMIT) s.log.splice(0, s.log.length - STORAGE_LOG_LIMIT);
     return entry;
   }
 }
