@@ -12,6 +12,7 @@ const cfg: HolderSettings = {
   resource: "lock",
   ttlMs: 2000,
   renewFraction: 1 / 3,
+  rebindFraction: 0,
   renewJitter: 0.1,
   driftMarginPpm: 20_000,
   gracePeriodMs: 1000,

@@ -37,6 +37,7 @@ function settings(over: Partial<HolderSettings> = {}): HolderSettings {
     resource: "R",
     ttlMs: 3000,
     renewFraction: 1 / 3,
+    rebindFraction: 0,
     renewJitter: 0,
     driftMarginPpm: 10_000,
     gracePeriodMs: 0,
@@ -319,6 +320,54 @@ describe("LeaseHolder: renewing", () => {
     d.runTo(2_100_000);
     expect(d.last("LeaseRefresh").payload.reqId).toBe(2);
     expect(d.last("LeaseRefresh").at).toBe(2_100_000);
+  });
+
+  it("DHCP rebinding: past rebindFraction of the TTL without a renewal, a refresh goes to every server; not-leader answers to it are ignored", () => {
+    // Lease sent at 100 ms, TTL 3 s: renew (T1) at 1.6 s, rebind (T2) from 100 ms + 7/8 x 3 s = 2.725 s.
+    const d = holding({ renewFraction: 1 / 2, rebindFraction: 7 / 8, requestTimeoutMs: 100 });
+    d.runTo(2_724_999);
+    const early = d.sent("LeaseRefresh");
+    expect(early.length).toBeGreaterThanOrEqual(2);
+    for (const r of early) expect(early.filter((x) => x.payload.reqId === r.payload.reqId)).toHaveLength(1); // one server at a time
+    // Step until the first refresh round after T2 (before the lease's nominal end at 3.1 s).
+    let late = d.sent("LeaseRefresh", 2_724_999);
+    let round = late[0];
+    for (let t = 2_725_000; round === undefined && t < 3_100_000; t += 5_000) {
+      d.runTo(t);
+      late = d.sent("LeaseRefresh", 2_724_999);
+      round = late[0];
+    }
+    if (round === undefined) throw new Error("no refresh after T2");
+    expect(
+      late
+        .filter((x) => x.payload.reqId === round.payload.reqId)
+        .map((r) => r.to)
+        .sort(),
+    ).toEqual([...SERVERS]);
+    // Followers say "not leader": that changes nothing. The leader's yes renews.
+    const stateBefore = d.view.state;
+    const attempts = d.sent("LeaseRefresh").length;
+    d.deliver("n1", {
+      type: "LeaseRefreshReply",
+      reqId: round.payload.reqId,
+      name: "L",
+      ok: false,
+      reason: "not-leader",
+      leaderHint: null,
+    });
+    d.deliver("n2", {
+      type: "LeaseRefreshReply",
+      reqId: round.payload.reqId,
+      name: "L",
+      ok: false,
+      reason: "not-leader",
+      leaderHint: "n3",
+    });
+    expect(d.view.state).toBe(stateBefore);
+    expect(d.sent("LeaseRefresh")).toHaveLength(attempts);
+    d.deliver("n3", renewed(round.payload.reqId));
+    expect(d.view.state).toBe("holding.waiting");
+    expect(d.view.deadlineUs).toBe(round.at + 2_970_000);
   });
 
   it("spreads renewals by renewJitter, deterministically per seed", () => {

@@ -113,6 +113,8 @@ interface HolderState {
   work: WorkLoop;
   /** An armed GC pause (µs), taken right after the next successful validity check. */
   gcPauseUs: number | null;
+  /** The refresh that went to every server (DHCP rebinding): its not-leader answers are expected noise. */
+  rebindReqId: number | null;
   storageResults: StorageResult[];
   /** Recent storage writes (reqId -> token), to label the replies. */
   sentWrites: { reqId: number; token: number }[];
@@ -137,6 +139,7 @@ function freshState(): HolderState {
     timerOrder: 0,
     work: freshWork(),
     gcPauseUs: null,
+    rebindReqId: null,
     storageResults: [],
     sentWrites: [],
     storageAccepted: 0,
@@ -284,6 +287,7 @@ export class LeaseHolder implements ProcessLogic {
     s.work = freshWork();
     s.register = freshRegister();
     s.gcPauseUs = null;
+    s.rebindReqId = null;
     s.storageResults = [];
     s.sentWrites = [];
     s.storageAccepted = 0;
@@ -353,7 +357,10 @@ export class LeaseHolder implements ProcessLogic {
       case "LeaseRefreshReply": {
         if (p.name !== this.settings.leaseName || !c.refreshes.some((r) => r.reqId === p.reqId)) return;
         if (p.ok) this.feed(ctx, { type: "RENEWED", reqId: p.reqId, ttlMs: p.ttlMs });
-        else if (p.reason === "not-leader" || p.reason === "pool-short") {
+        else if (p.reason === "not-leader" && p.reqId === s.rebindReqId) {
+          // Rebinding asked every server; the leader's answer is the one that counts.
+          return;
+        } else if (p.reason === "not-leader" || p.reason === "pool-short") {
           // Only the refresh in flight redirects: an older one's answer is out of date.
           if (p.reqId !== c.reqId) return;
           const hint = p.leaderHint === null ? -1 : servers.indexOf(p.leaderHint);
@@ -451,16 +458,17 @@ export class LeaseHolder implements ProcessLogic {
           if (c.token === null) throw new Error(`holder ${this.id}: revoke without a token`);
           this.sendWrite(ctx, { type: "revoke", name: this.settings.leaseName, holder: this.id, token: c.token });
           break;
-        case "sendRefresh":
+        case "sendRefresh": {
           if (c.token === null) throw new Error(`holder ${this.id}: refresh without a token`);
-          ctx.send(this.server(), {
-            type: "LeaseRefresh",
-            name: this.settings.leaseName,
-            holder: this.id,
-            token: c.token,
-            reqId: c.reqId,
-          });
+          const refresh = { type: "LeaseRefresh" as const, name: this.settings.leaseName, holder: this.id, token: c.token, reqId: c.reqId };
+          if (this.rebinding(c, ctx.now)) {
+            s.rebindReqId = c.reqId;
+            for (const server of this.settings.servers) ctx.send(server, refresh);
+          } else {
+            ctx.send(this.server(), refresh);
+          }
           break;
+        }
         case "startWork":
           s.work.phase = "idle";
           // A new grant starts the period afresh; back from jeopardy or grace it keeps it.
@@ -648,6 +656,14 @@ export class LeaseHolder implements ProcessLogic {
       ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq, op });
     }
     ctx.send(this.server(), { type: "ClientWrite", clientId: this.clientId, seq, op });
+  }
+
+  /** DHCP T2: past rebindFraction of the lease's TTL with no renewal, ask every server. */
+  private rebinding(c: HolderContext, now: number): boolean {
+    const f = this.settings.rebindFraction;
+    if (f <= 0 || c.nominalEndUs === null) return false;
+    const ttlUs = c.ttlMs * 1000;
+    return now >= c.nominalEndUs - ttlUs + Math.round(ttlUs * f);
   }
 
   private server(): string {

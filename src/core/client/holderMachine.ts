@@ -481,6 +481,7 @@ const PLACEHOLDER_SETTINGS: HolderSettings = {
   resource: "scope",
   ttlMs: 1000,
   renewFraction: 1 / 3,
+  rebindFraction: 0,
   renewJitter: 0,
   driftMarginPpm: 0,
   gracePeriodMs: 0,

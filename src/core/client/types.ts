@@ -13,6 +13,11 @@ export interface HolderSettings {
   readonly ttlMs: number;
   /** Renew when this fraction of the TTL has passed since the last successful request was sent (etcd 1/3, DHCP 1/2). */
   readonly renewFraction: number;
+  /**
+   * DHCP's T2 (rebinding): once this fraction of the TTL has passed without a renewal,
+   * each refresh goes to every server at once instead of the believed leader (0 = off).
+   */
+  readonly rebindFraction: number;
   /** Renewal time is spread by up to this fraction of the renew interval (both ways). */
   readonly renewJitter: number;
   /** The holder's own deadline is shortened by this clock-drift bound (ppm of the TTL), so it ends no later than the leader's. */

@@ -104,7 +104,7 @@ const HOLDER_PRESETS = {
   /** etcd's client sends the next keepalive a third of the TTL after each answer. */
   etcd: { renewFraction: 1 / 3 },
   /** DHCP renews at T1 = half of the lease. */
-  dhcp: { renewFraction: 1 / 2 },
+  dhcp: { renewFraction: 1 / 2, rebindFraction: 7 / 8 },
 } as const;
 
 export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig | undefined {

@@ -191,11 +191,12 @@ export const scenarioSchema = z.strictObject({
   holders: z
     .strictObject({
       count: z.number().int().min(0).max(MAX_HOLDERS).optional(),
-      /** Renewal presets from the seeds: etcd renews at 1/3 of the TTL, DHCP at 1/2 (T1). */
+      /** Renewal presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at 7/8 (T2). */
       preset: z.enum(["etcd", "dhcp"]).optional(),
       leaseNames: z.array(z.string().min(1).max(64)).min(1).optional(),
       ttlMs: ms.optional(),
       renewFraction: z.number().min(0.01).max(0.99).optional(),
+      rebindFraction: z.number().min(0).max(0.99).optional(),
       renewJitter: z.number().min(0).max(0.5).optional(),
       driftMarginPpm: z.number().int().min(0).max(500_000).optional(),
       gracePeriodMs: ms.optional(),

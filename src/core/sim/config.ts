@@ -55,6 +55,8 @@ export interface HolderGroupSettings {
   leaseNames: string[];
   ttlMs: number;
   renewFraction: number;
+  /** DHCP T2: from this fraction of the TTL on, refreshes go to every server (0 = off). */
+  rebindFraction: number;
   renewJitter: number;
   driftMarginPpm: number;
   gracePeriodMs: number;
@@ -137,6 +139,7 @@ export function defaultConfig(): SimConfig {
       leaseNames: ["lock"],
       ttlMs: 2000,
       renewFraction: 1 / 3,
+      rebindFraction: 0,
       renewJitter: 0.1,
       driftMarginPpm: 20_000,
       gracePeriodMs: 0,
@@ -226,6 +229,10 @@ export function configProblems(c: SimConfig): string[] {
     p.push("holders.leaseNames must name at least one lease, each 1 to 64 characters");
   num(h.ttlMs, 1, 3_600_000, "holders.ttlMs");
   num(h.renewFraction, 0.01, 0.99, "holders.renewFraction");
+  if (h.rebindFraction !== 0) {
+    num(h.rebindFraction, 0.01, 0.99, "holders.rebindFraction");
+    if (h.rebindFraction <= h.renewFraction) p.push("holders.rebindFraction must be above renewFraction (DHCP: T1 = 1/2, T2 = 7/8)");
+  }
   num(h.renewJitter, 0, 0.5, "holders.renewJitter");
   int(h.driftMarginPpm, 0, 500_000, "holders.driftMarginPpm");
   num(h.gracePeriodMs, 0, 3_600_000, "holders.gracePeriodMs");

@@ -231,6 +231,7 @@ export class Simulation implements CheckerHost {
         resource: leaseName,
         ttlMs: h.ttlMs,
         renewFraction: h.renewFraction,
+        rebindFraction: h.rebindFraction,
         renewJitter: h.renewJitter,
         driftMarginPpm: h.driftMarginPpm,
         gracePeriodMs: h.gracePeriodMs,
