@@ -19,6 +19,7 @@
  * holding is a plain compound state, and a renewal costs a cheaper transition.
  */
 import { assign, createActor, type ExecutableActionsFrom, type SnapshotFrom, type StateValue, setup } from "xstate";
+import { defaultConfig, holderSettings } from "../sim/config";
 import type { HolderSettings } from "./types";
 
 /** Revoke and key registration give up after this many sends (the lease then ends by expiry). */
@@ -473,25 +474,4 @@ function inertScope(): InertScope {
 }
 
 /** Only used to construct the inert scope's actor: never run. */
-const PLACEHOLDER_SETTINGS: HolderSettings = {
-  id: "scope",
-  servers: ["n1"],
-  storage: "s1",
-  leaseName: "scope",
-  resource: "scope",
-  ttlMs: 1000,
-  renewFraction: 1 / 3,
-  rebindFraction: 0,
-  renewJitter: 0,
-  driftMarginPpm: 0,
-  gracePeriodMs: 0,
-  requestTimeoutMs: 100,
-  retryBackoffMinMs: 10,
-  retryBackoffMaxMs: 100,
-  acquireRetryMs: 100,
-  workIntervalMs: 100,
-  workGapMs: 0,
-  holdForMs: 0,
-  startAfterMs: 0,
-  registerKey: false,
-};
+const PLACEHOLDER_SETTINGS: HolderSettings = holderSettings(defaultConfig(), 0);

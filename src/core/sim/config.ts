@@ -1,4 +1,5 @@
 /** Simulation settings: every timing in milliseconds (units last in names), validated in one place. */
+import type { HolderSettings } from "../client/types";
 import type { LeaseServerSettings } from "../lease/types";
 
 export interface RaftSettings {
@@ -262,6 +263,21 @@ export function holderIds(n: number): string[] {
 }
 
 export const STORAGE_ID = "s1";
+
+/** The settings of holder i (h1 is 0): it wants leaseNames[i mod n] and writes to the resource of that name. */
+export function holderSettings(c: SimConfig, i: number): HolderSettings {
+  const { count: _count, leaseNames, startAfterMs, startStaggerMs, ...shared } = c.holders;
+  const leaseName = leaseNames[i % leaseNames.length] as string;
+  return {
+    ...shared,
+    id: `h${i + 1}`,
+    servers: nodeIds(c.nodes),
+    storage: STORAGE_ID,
+    leaseName,
+    resource: leaseName,
+    startAfterMs: startAfterMs + i * startStaggerMs,
+  };
+}
 
 /** The lease service settings every node uses, with the derived defaults filled in. */
 export function leaseServerSettings(c: SimConfig): LeaseServerSettings {

@@ -5,7 +5,6 @@
  * however time is advanced.
  */
 import { LeaseHolder } from "../client/holder";
-import type { HolderSettings } from "../client/types";
 import { type ClientOp, KvClient } from "../kv/client";
 import { FencedStorage } from "../storage/storage";
 import type { CoreStateMachine } from "../kv/statemachine";
@@ -13,7 +12,7 @@ import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
 import { type CheckerHost, Checkers, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
-import { clientIds, configProblems, holderIds, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
+import { clientIds, configProblems, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
@@ -220,32 +219,8 @@ export class Simulation implements CheckerHost {
       );
       this.addProc(id, client);
     }
-    const h = config.holders;
     this.holderIds.forEach((id, i) => {
-      const leaseName = h.leaseNames[i % h.leaseNames.length] as string;
-      const settings: HolderSettings = {
-        id,
-        servers: this.nodeIds,
-        storage: STORAGE_ID,
-        leaseName,
-        resource: leaseName,
-        ttlMs: h.ttlMs,
-        renewFraction: h.renewFraction,
-        rebindFraction: h.rebindFraction,
-        renewJitter: h.renewJitter,
-        driftMarginPpm: h.driftMarginPpm,
-        gracePeriodMs: h.gracePeriodMs,
-        requestTimeoutMs: h.requestTimeoutMs,
-        retryBackoffMinMs: h.retryBackoffMinMs,
-        retryBackoffMaxMs: h.retryBackoffMaxMs,
-        acquireRetryMs: h.acquireRetryMs,
-        workIntervalMs: h.workIntervalMs,
-        workGapMs: h.workGapMs,
-        holdForMs: h.holdForMs,
-        startAfterMs: h.startAfterMs + i * h.startStaggerMs,
-        registerKey: h.registerKey,
-      };
-      this.addProc(id, new LeaseHolder(settings, root.fork(`holder:${id}`)));
+      this.addProc(id, new LeaseHolder(holderSettings(config, i), root.fork(`holder:${id}`)));
     });
     if (this.storageId !== null) this.addProc(this.storageId, new FencedStorage(this.storageId, { fencing: config.storage.fencing }));
     for (const p of this.procs.values()) this.run(p, (ctx) => p.logic.start(ctx));
