@@ -83,11 +83,6 @@ export class LeaseTracker {
     return t === undefined ? null : Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS));
   }
 
-  /** The leader's local time at which it will expire the lease (for the UI's timeline). */
-  expiresAt(name: string): number | null {
-    return this.leases[name]?.expiresAt ?? null;
-  }
-
   /** Follows what the log did: a grant starts the lease's clock; revoke and expire stop it. */
   onApplied(now: number, effect: LeaseEffect, events: TrackerEvent[]): void {
     const e = effect.event;

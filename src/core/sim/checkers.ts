@@ -136,11 +136,6 @@ export class Checkers {
     });
   }
 
-  /** Highest index known committed anywhere. */
-  get committedIndex(): number {
-    return this.s.committed.length - 1;
-  }
-
   isCommitted(clientId: string, seq: number): boolean {
     return this.s.committedCommands.has(`${clientId}#${seq}`);
   }

@@ -257,12 +257,6 @@ export class Simulation implements CheckerHost {
   get pendingEvents(): number {
     return this.queue.size;
   }
-  get network(): Readonly<NetState> {
-    return this.net;
-  }
-  get checker(): Checkers | null {
-    return this.checkers;
-  }
 
   status(id: ProcId): ProcStatus {
     return this.proc(id).status;
@@ -298,18 +292,8 @@ export class Simulation implements CheckerHost {
     const p = this.procs.get(id);
     return p !== undefined && p.status !== "down";
   }
-  /** The process's local clock reading now. */
-  localNow(id: ProcId): number {
-    return localTime(this.proc(id).clock, this._now);
-  }
   clockOf(id: ProcId): ClockState {
     return this.proc(id).clock;
-  }
-  /** Messages on the wire (including ones that will be dropped on arrival). */
-  inFlight(): Envelope[] {
-    const out: Envelope[] = [];
-    for (const q of this.queue.all()) if (q.type === "deliver") out.push(q.env);
-    return out.sort((a, b) => a.id - b.id);
   }
   /** The up node that leads the highest term, if any. */
   leader(): NodeId | null {

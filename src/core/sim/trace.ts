@@ -126,34 +126,6 @@ export type SimEvent =
 /** One trace record: time (virtual µs), position in the run, and who it is about. */
 export type TraceEvent = { readonly t: number; readonly n: number } & (({ readonly proc: ProcId } & ProcEvent) | SimEvent);
 
-/** Short label of a message, as the UI and the event log show it. */
-export function messageLabel(m: Payload): string {
-  switch (m.type) {
-    case "RequestVote":
-      return m.preVote ? "pre-vote" : "vote";
-    case "RequestVoteResp":
-      return m.preVote ? "pre-vote reply" : "vote reply";
-    case "AppendEntries":
-      return m.entries.length === 0 ? "heartbeat" : "append";
-    case "AppendEntriesResp":
-      return "append reply";
-    case "ClientWrite":
-      return m.op.type === "grant" ? "grant" : m.op.type === "revoke" ? "revoke" : "write";
-    case "ClientRead":
-      return "read";
-    case "ClientReply":
-      return "reply";
-    case "LeaseRefresh":
-      return "refresh";
-    case "LeaseRefreshReply":
-      return "refresh reply";
-    case "StorageWrite":
-      return "storage write";
-    case "StorageReply":
-      return "storage reply";
-  }
-}
-
 /** Running 64-bit hash of the trace (two 32-bit lanes), fed field by field without building strings. */
 export class TraceHasher {
   /** Two 32-bit lanes in a typed array: int32 values in object fields would be boxed. */
