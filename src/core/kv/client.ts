@@ -68,9 +68,6 @@ export class KvClient implements ProcessLogic {
   get busy(): boolean {
     return this.st.current !== null || this.st.queue.length > 0;
   }
-  get currentOp(): ClientOp | null {
-    return this.st.current?.op ?? null;
-  }
 
   clone(): KvClient {
     const s = this.st;
