@@ -1,6 +1,28 @@
-/** Reads the run settings from the page's query string (?seed=, ?nodes=, ?clients=, ?holders=, ?speed=). Bad values fall back to defaults, with a message. */
-import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
-import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings } from "../worker/protocol";
+/**
+ * Run settings <-> the page's query string. Every setting has a parameter, so the URL
+ * always names the exact run: ?seed=7&nodes=5&holders=3&speed=0.05&election=150-300
+ * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2.
+ * Bad values fall back to defaults, each with one sentence saying what was ignored.
+ */
+import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
+import { configFor } from "../worker/settings";
+import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "../worker/protocol";
+
+function defaultTiming(): TimingSettings {
+  const c = defaultConfig();
+  return {
+    electionTimeoutMinMs: c.raft.electionTimeoutMinMs,
+    electionTimeoutMaxMs: c.raft.electionTimeoutMaxMs,
+    heartbeatIntervalMs: c.raft.heartbeatIntervalMs,
+    latencyMinMs: c.network.latencyMinMs,
+    latencyMaxMs: c.network.latencyMaxMs,
+    leaseTtlMs: c.holders.ttlMs,
+    renewFraction: c.holders.renewFraction,
+    gracePeriodMs: c.holders.gracePeriodMs,
+  };
+}
+
+export const DEFAULT_TIMING: TimingSettings = defaultTiming();
 
 export const DEFAULT_SETTINGS: RunSettings = {
   seed: 1,
@@ -9,6 +31,7 @@ export const DEFAULT_SETTINGS: RunSettings = {
   holders: 3,
   speed: DEFAULT_SPEED,
   autoplay: true,
+  timing: DEFAULT_TIMING,
 };
 
 export interface ParsedParams {
@@ -19,6 +42,7 @@ export interface ParsedParams {
 
 const WHOLE = /^-?\d+$/;
 const DECIMAL = /^\d+(\.\d+)?$|^\.\d+$/;
+const RANGE = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/;
 
 function wholeIn(raw: string, lo: number, hi: number): number | null {
   const s = raw.trim();
@@ -27,38 +51,111 @@ function wholeIn(raw: string, lo: number, hi: number): number | null {
   return Number.isSafeInteger(n) && n >= lo && n <= hi ? n : null;
 }
 
+function decimalIn(raw: string, lo: number, hi: number): number | null {
+  const s = raw.trim();
+  const n = Number(s);
+  return DECIMAL.test(s) && n >= lo && n <= hi ? n : null;
+}
+
+/** "150-300" or "200" (a range of one) -> [min, max] within [lo, hi], min <= max. */
+function rangeIn(raw: string, lo: number, hi: number): [number, number] | null {
+  const m = RANGE.exec(raw.trim());
+  if (!m) return null;
+  const a = Number(m[1]);
+  const b = m[2] === undefined ? a : Number(m[2]);
+  return a >= lo && b <= hi && a <= b ? [a, b] : null;
+}
+
+function shown(raw: string): string {
+  return raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+}
+
 export function parseParams(search: string): ParsedParams {
   const q = new URLSearchParams(search);
   const problems: string[] = [];
   const d = DEFAULT_SETTINGS;
+  const dt = DEFAULT_TIMING;
 
-  const pick = (name: string, parse: (raw: string) => number | null, fallback: number, rule: string): number => {
+  function pick<T>(name: string, parse: (raw: string) => T | null, fallback: T, rule: string, show: (v: T) => string): T {
     const raw = q.get(name);
     if (raw === null) return fallback;
     const v = parse(raw);
     if (v !== null) return v;
-    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
-    problems.push(`Ignored ?${name}=${shown}: ${name} must be ${rule}. Using ${name} ${fallback} instead.`);
+    problems.push(`Ignored ?${name}=${shown(raw)}: ${name} must be ${rule}. Using ${name} ${show(fallback)} instead.`);
     return fallback;
-  };
+  }
+  const num = (v: number): string => String(v);
+  const range = (v: [number, number]): string => `${v[0]}-${v[1]}`;
 
-  const seed = pick("seed", (r) => wholeIn(r, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), d.seed, "a whole number, like 42");
-  const nodes = pick("nodes", (r) => wholeIn(r, 1, MAX_NODES), d.nodes, `a whole number from 1 to ${MAX_NODES}`);
-  const clients = pick("clients", (r) => wholeIn(r, 0, MAX_CLIENTS), d.clients.count, `a whole number from 0 to ${MAX_CLIENTS}`);
-  const holders = pick("holders", (r) => wholeIn(r, 0, MAX_HOLDERS), d.holders, `a whole number from 0 to ${MAX_HOLDERS}`);
+  const seed = pick("seed", (r) => wholeIn(r, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), d.seed, "a whole number, like 42", num);
+  const nodes = pick("nodes", (r) => wholeIn(r, 1, MAX_NODES), d.nodes, `a whole number from 1 to ${MAX_NODES}`, num);
+  const clients = pick("clients", (r) => wholeIn(r, 0, MAX_CLIENTS), d.clients.count, `a whole number from 0 to ${MAX_CLIENTS}`, num);
+  const holders = pick("holders", (r) => wholeIn(r, 0, MAX_HOLDERS), d.holders, `a whole number from 0 to ${MAX_HOLDERS}`, num);
   const speed = pick(
     "speed",
-    (r) => {
-      const s = r.trim();
-      const n = Number(s);
-      return DECIMAL.test(s) && n >= MIN_SPEED && n <= MAX_SPEED ? n : null;
-    },
+    (r) => decimalIn(r, MIN_SPEED, MAX_SPEED),
     d.speed,
     `a number from ${MIN_SPEED} to ${MAX_SPEED} (virtual seconds per real second)`,
+    num,
   );
+  const election = pick(
+    "election",
+    (r) => rangeIn(r, 1, 60_000),
+    [dt.electionTimeoutMinMs, dt.electionTimeoutMaxMs] as [number, number],
+    "a range of milliseconds like 150-300",
+    range,
+  );
+  const heartbeat = pick("heartbeat", (r) => decimalIn(r, 1, 60_000), dt.heartbeatIntervalMs, "a number of milliseconds like 50", num);
+  const latency = pick(
+    "latency",
+    (r) => rangeIn(r, 0, 60_000),
+    [dt.latencyMinMs, dt.latencyMaxMs] as [number, number],
+    "a range of milliseconds like 10-20",
+    range,
+  );
+  const ttl = pick("ttl", (r) => decimalIn(r, 1, 3_600_000), dt.leaseTtlMs, "a number of milliseconds like 2000", num);
+  const renew = pick("renew", (r) => decimalIn(r, 0.01, 0.99), dt.renewFraction, "a fraction of the TTL from 0.01 to 0.99, like 0.33", (v) =>
+    v.toFixed(2),
+  );
+  const grace = pick("grace", (r) => decimalIn(r, 0, 3_600_000), dt.gracePeriodMs, "a number of milliseconds like 500", num);
 
-  return {
-    settings: { seed, nodes, clients: { count: clients, workload: clients > 0 ? "random" : "none" }, holders, speed, autoplay: d.autoplay },
-    problems,
+  let timing: TimingSettings = {
+    electionTimeoutMinMs: election[0],
+    electionTimeoutMaxMs: election[1],
+    heartbeatIntervalMs: heartbeat,
+    latencyMinMs: latency[0],
+    latencyMaxMs: latency[1],
+    leaseTtlMs: ttl,
+    renewFraction: renew,
+    gracePeriodMs: grace,
   };
+  const base = { seed, nodes, clients: { count: clients, workload: clients > 0 ? ("random" as const) : ("none" as const) }, holders, speed };
+  // Settings that are fine one by one can still clash (a heartbeat longer than the election timeout).
+  const clash = configProblems(configFor({ ...base, autoplay: true, timing }));
+  if (clash.length > 0) {
+    problems.push(`Ignored the timing settings: ${clash.join("; ")}. Using the default timing instead.`);
+    timing = dt;
+  }
+  return { settings: { ...base, autoplay: d.autoplay, timing }, problems };
+}
+
+/** The query string that reproduces `s` (only what differs from the defaults, seed always). */
+export function toSearch(s: RunSettings): string {
+  const q = new URLSearchParams();
+  const d = DEFAULT_SETTINGS;
+  const t = s.timing;
+  const dt = DEFAULT_TIMING;
+  q.set("seed", String(s.seed));
+  if (s.nodes !== d.nodes) q.set("nodes", String(s.nodes));
+  if (s.holders !== d.holders) q.set("holders", String(s.holders));
+  if (s.clients.count !== d.clients.count) q.set("clients", String(s.clients.count));
+  if (s.speed !== d.speed) q.set("speed", String(s.speed));
+  if (t.electionTimeoutMinMs !== dt.electionTimeoutMinMs || t.electionTimeoutMaxMs !== dt.electionTimeoutMaxMs)
+    q.set("election", `${t.electionTimeoutMinMs}-${t.electionTimeoutMaxMs}`);
+  if (t.heartbeatIntervalMs !== dt.heartbeatIntervalMs) q.set("heartbeat", String(t.heartbeatIntervalMs));
+  if (t.latencyMinMs !== dt.latencyMinMs || t.latencyMaxMs !== dt.latencyMaxMs) q.set("latency", `${t.latencyMinMs}-${t.latencyMaxMs}`);
+  if (t.leaseTtlMs !== dt.leaseTtlMs) q.set("ttl", String(t.leaseTtlMs));
+  if (t.renewFraction !== dt.renewFraction) q.set("renew", String(Math.round(t.renewFraction * 1000) / 1000));
+  if (t.gracePeriodMs !== dt.gracePeriodMs) q.set("grace", String(t.gracePeriodMs));
+  return `?${q.toString()}`;
 }

@@ -3,6 +3,11 @@
  * worker. Plain, structured-clone-safe data only: no classes, no functions.
  *
  * main -> worker: ToWorker. worker -> main: FromWorker.
+ *
+ * Times are virtual microseconds (the simulator's global time) unless a name says
+ * otherwise. Where a process's own clock matters (a holder's deadline, a leader's
+ * expiry), the worker has already mapped its local reading onto virtual time, so the
+ * page can draw everything on one axis.
  */
 import type { Role } from "../core/raft/types";
 import type { Action, ProcStatus } from "../core/sim/sim";
@@ -18,7 +23,29 @@ export interface RunSettings {
   readonly speed: number;
   /** Start playing at once. */
   readonly autoplay: boolean;
+  readonly timing: TimingSettings;
 }
+
+/** The timing knobs the page offers (all milliseconds, fractions 0..1). */
+export interface TimingSettings {
+  readonly electionTimeoutMinMs: number;
+  readonly electionTimeoutMaxMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly latencyMinMs: number;
+  readonly latencyMaxMs: number;
+  readonly leaseTtlMs: number;
+  /** Holders renew after this share of the TTL (etcd 1/3, DHCP 1/2). */
+  readonly renewFraction: number;
+  /** Chubby-style grace period after the holder's own deadline (0 = none). */
+  readonly gracePeriodMs: number;
+}
+
+/** Something the page can ask the worker to describe in full. */
+export type InspectTarget =
+  | { readonly kind: "node"; readonly id: string }
+  | { readonly kind: "holder"; readonly id: string }
+  | { readonly kind: "storage" }
+  | { readonly kind: "message"; readonly id: number };
 
 export type ToWorker =
   /** Builds a fresh simulation (replacing any previous one). */
@@ -29,7 +56,24 @@ export type ToWorker =
   | { readonly type: "step" }
   | { readonly type: "setSpeed"; readonly speed: number }
   /** Runs a simulator action now, at the current virtual time. */
-  | { readonly type: "act"; readonly action: Action };
+  | { readonly type: "act"; readonly action: Action }
+  /** The page was hidden (true) or shown again (false): a hidden page costs no CPU. */
+  | { readonly type: "hidden"; readonly hidden: boolean }
+  | { readonly type: "inspect"; readonly target: InspectTarget };
+
+/** One log entry as drawn in the log grid. */
+export interface EntryView {
+  readonly index: number;
+  readonly term: number;
+  /** Short label: "noop", "put k2", "grant lock h1", "expire lock", ... */
+  readonly label: string;
+}
+
+export interface ProgressView {
+  readonly peer: string;
+  readonly next: number;
+  readonly match: number;
+}
 
 export interface NodeView {
   readonly id: string;
@@ -43,6 +87,158 @@ export interface NodeView {
   /** Index of the last entry in the persisted log. */
   readonly lastIndex: number;
   readonly votedFor: string | null;
+  /** Who the node believes leads (null: nobody known, or down). */
+  readonly leaderHint: string | null;
+  /** Peers that granted this (pre-)candidate a vote in its current round. */
+  readonly votesFrom: readonly string[];
+  /** When the election timer fires (virtual µs); null for a leader or a down node. */
+  readonly electionTimerAt: number | null;
+  /** When the election timer was last started (virtual µs), for drawing the arc. */
+  readonly electionTimerFrom: number | null;
+  /** The node's local clock reading (µs) and its drift. */
+  readonly clockUs: number;
+  readonly driftPpm: number;
+  /** While paused: when it wakes (virtual µs). */
+  readonly pausedUntil: number | null;
+  /** Entries in the shared log window (see SimView.logWindow), oldest first. */
+  readonly entries: readonly EntryView[];
+  /** On the leader: next and match index per follower. Empty otherwise. */
+  readonly progress: readonly ProgressView[];
+}
+
+export type HolderStatus = ProcStatus;
+
+export interface HolderView {
+  readonly id: string;
+  readonly status: HolderStatus;
+  /** Dotted statechart state ("holding.waiting", "jeopardy.renewing"), or "down". */
+  readonly state: string;
+  readonly leaseName: string;
+  readonly token: number | null;
+  /** The holder's own conservative deadline, its nominal lease end, its next renewal and the end of grace (virtual µs). */
+  readonly deadlineAt: number | null;
+  readonly nominalEndAt: number | null;
+  readonly renewAt: number | null;
+  readonly graceEndAt: number | null;
+  /** The node it believes leads. */
+  readonly target: string | null;
+  readonly clockUs: number;
+  readonly driftPpm: number;
+  readonly pausedUntil: number | null;
+  /** A GC pause armed for the moment between its next check and write (µs long). */
+  readonly gcPauseArmedUs: number | null;
+  readonly writesAccepted: number;
+  readonly writesRejected: number;
+}
+
+/** One interval on the lease timeline. */
+export interface LeaseSpan {
+  readonly holder: string;
+  readonly token: number;
+  readonly from: number;
+  /** null: still open (draw up to `until`, or now). */
+  readonly to: number | null;
+  /** How it ended: "expire", "revoke", "lost", "released", "crash", or null while open. */
+  readonly end: string | null;
+}
+
+/** A point on the lease timeline. */
+export interface LeaseMark {
+  readonly t: number;
+  readonly kind: "grant" | "deny" | "refresh" | "refresh-denied" | "expiring" | "expire" | "revoke" | "extended" | "jeopardy" | "grace" | "lost";
+  readonly holder: string | null;
+  readonly token: number;
+}
+
+export interface LeaseRowView {
+  readonly name: string;
+  /** Committed state, as applied by the leader (or the most advanced up node). */
+  readonly state: "held" | "delayed" | "free";
+  readonly holder: string | null;
+  readonly token: number;
+  readonly ttlMs: number;
+  readonly transitions: number;
+  readonly keys: readonly string[];
+  /** The leader's expiry for the current grant, on virtual time; null when no leader times it. */
+  readonly leaderExpiresAt: number | null;
+  readonly leaderId: string | null;
+  /** The leader's view: one span per grant (recent ones). */
+  readonly leaderSpans: readonly LeaseSpan[];
+  /** Each holder's own view: when it believed it held the lease (recent ones). */
+  readonly holderSpans: readonly LeaseSpan[];
+  readonly marks: readonly LeaseMark[];
+}
+
+export interface StorageWriteView {
+  /** Virtual time the storage handled it. */
+  readonly t: number;
+  readonly holder: string;
+  readonly resource: string;
+  readonly token: number;
+  readonly accepted: boolean;
+  /** Why it was rejected, in words, or null. */
+  readonly reason: string | null;
+  readonly highestAfter: number;
+  readonly fencing: boolean;
+}
+
+export interface StorageView {
+  readonly id: string;
+  readonly status: ProcStatus;
+  readonly fencing: boolean;
+  readonly resources: readonly { readonly resource: string; readonly highest: number; readonly value: string | null }[];
+  /** The most recent writes, newest last. */
+  readonly writes: readonly StorageWriteView[];
+  readonly accepted: number;
+  readonly rejected: number;
+}
+
+/** A message on the wire (or arrived and waiting in a paused process's inbox). */
+export interface MessageView {
+  readonly id: number;
+  readonly from: string;
+  readonly to: string;
+  readonly sentAt: number;
+  readonly deliverAt: number;
+  /** "vote", "pre-vote", "vote reply", "append", "heartbeat", "append reply", "grant", "refresh", "write", ... */
+  readonly label: string;
+  /** One line: the interesting fields. */
+  readonly detail: string;
+  /** Decided at send time: it will be lost or blocked on the way. */
+  readonly fate: "ok" | "loss" | "partition" | "cut";
+  readonly dup: boolean;
+  /** Arrived at a paused process and waits there. */
+  readonly queued: boolean;
+}
+
+/** A message that was dropped recently (drawn as lost for a moment). */
+export interface DropView {
+  readonly id: number;
+  readonly from: string;
+  readonly to: string;
+  readonly sentAt: number;
+  readonly droppedAt: number;
+  readonly label: string;
+  readonly reason: string;
+}
+
+export interface NetworkView {
+  /** Partition groups (each a list of process ids); empty when healed. */
+  readonly groups: readonly (readonly string[])[];
+  /** One-way cut links. */
+  readonly cuts: readonly { readonly from: string; readonly to: string }[];
+  readonly dropRate: number;
+  readonly duplicateRate: number;
+  readonly latencyMinUs: number;
+  readonly latencyMaxUs: number;
+}
+
+export interface CheckerView {
+  readonly invariant: string;
+  /** One sentence: what must hold. */
+  readonly rule: string;
+  readonly violations: number;
+  readonly firstAt: number | null;
 }
 
 export interface ViolationView {
@@ -50,35 +246,79 @@ export interface ViolationView {
   readonly timeUs: number;
   readonly nodes: readonly string[];
   readonly detail: string;
+  /** What went wrong, in plain words for a student. */
+  readonly explanation: string;
+}
+
+export type EventCategory = "election" | "replication" | "lease" | "holder" | "storage" | "fault" | "message" | "violation" | "note";
+
+/** One line of the event log, in plain words. */
+export interface EventLine {
+  /** Position in the run's trace (unique, increasing). */
+  readonly n: number;
+  readonly t: number;
+  readonly category: EventCategory;
+  readonly text: string;
+  /** Processes it is about (for highlighting). */
+  readonly procs: readonly string[];
 }
 
 /** Everything the page shows, as of virtual time `now`. */
 export interface SimView {
+  /** Changes whenever a new run starts (the page clears what it accumulated). */
+  readonly runId: number;
   readonly seed: number;
+  readonly settings: RunSettings;
   /** Virtual time, µs. */
   readonly now: number;
   readonly playing: boolean;
   readonly speed: number;
+  readonly halted: boolean;
   readonly nodes: readonly NodeView[];
+  /** Log indexes shown in the grid: [from, to] inclusive (to < from when every log is empty). */
+  readonly logWindow: { readonly from: number; readonly to: number };
   /** The up node leading the highest term, if any. */
   readonly leader: string | null;
+  readonly holders: readonly HolderView[];
+  readonly leases: readonly LeaseRowView[];
+  readonly storage: StorageView | null;
+  readonly messages: readonly MessageView[];
+  readonly drops: readonly DropView[];
+  readonly network: NetworkView;
+  readonly checkers: readonly CheckerView[];
   /** Total number of invariant violations so far. */
   readonly violations: number;
   /** The most recent violations (bounded). */
   readonly recentViolations: readonly ViolationView[];
+  /** Event log lines that are new since the previous view of this run (the page keeps a bounded history). */
+  readonly newEvents: readonly EventLine[];
   readonly traceHash: string;
+  /** Trace events emitted so far (one handled event emits several). */
   readonly eventsProcessed: number;
+  /** Simulator events handled so far: deliveries, timers that fired, actions. Step adds exactly one. */
+  readonly eventsHandled: number;
+  /** What the last Step did, one line per trace event (sends and deliveries included); empty after anything else. */
+  readonly lastStep: readonly string[];
 }
 
 export type FromWorker =
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
-  | { readonly type: "error"; readonly message: string };
+  | { readonly type: "error"; readonly message: string }
+  | { readonly type: "inspection"; readonly target: InspectTarget; readonly title: string; readonly text: string };
 
-/** Speeds offered in the UI, in virtual seconds per real second. */
-export const SPEEDS: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2];
-export const DEFAULT_SPEED = 0.1;
+/** Speeds offered in the UI, in virtual seconds per real second (a log scale). */
+export const SPEEDS: readonly number[] = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
+export const DEFAULT_SPEED = 0.05;
 export const MIN_SPEED = 0.001;
 export const MAX_SPEED = 10;
 /** Violations kept in a view. */
 export const MAX_RECENT_VIOLATIONS = 20;
+/** Log entries per node in a view. */
+export const LOG_WINDOW = 24;
+/** Storage writes in a view. */
+export const STORAGE_WRITES_SHOWN = 40;
+/** Event log lines the page keeps. */
+export const EVENT_LOG_LIMIT = 1000;
+/** How far back (virtual µs) the lease timeline keeps spans and marks. */
+export const LEASE_HISTORY_US = 60_000_000;

@@ -1,51 +1,311 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
+import { holderStateOf } from "../core/client/holder";
+import type { Entry } from "../core/raft/types";
+import { INVARIANTS, type Invariant } from "../core/sim/checkers";
+import type { ClockState } from "../core/sim/clock";
+import { localTime } from "../core/sim/clock";
 import type { Simulation } from "../core/sim/sim";
-import { MAX_RECENT_VIOLATIONS, type NodeView, type SimView } from "./protocol";
+import { describeCommand, describeMessage } from "./describe";
+import type { Journal } from "./journal";
+import {
+  type CheckerView,
+  type EntryView,
+  type HolderView,
+  type LeaseRowView,
+  LOG_WINDOW,
+  MAX_RECENT_VIOLATIONS,
+  type MessageView,
+  type NodeView,
+  type RunSettings,
+  type SimView,
+  STORAGE_WRITES_SHOWN,
+  type StorageView,
+  type ViolationView,
+} from "./protocol";
 
-export function nodeView(sim: Simulation, id: string): NodeView {
-  const status = sim.status(id);
+/** A local clock reading mapped back onto virtual time (linear; exact within one drift setting). */
+export function toVirtual(c: ClockState, local: number): number {
+  return Math.round(c.baseT + ((local - c.baseLocal) * 1_000_000) / (1_000_000 + c.driftPpm));
+}
+
+function orNull(c: ClockState, local: number | null): number | null {
+  return local === null || !Number.isFinite(local) ? null : toVirtual(c, local);
+}
+
+function logOf(sim: Simulation, id: string): readonly Entry[] {
   const node = sim.server(id).node;
-  if (node !== null) {
-    return {
-      id,
-      status,
-      role: node.role,
-      term: node.term,
-      commitIndex: node.commitIndex,
-      lastIndex: node.lastIndex,
-      votedFor: node.votedFor,
-    };
+  return node !== null ? node.log : (sim.diskOf(id)?.log ?? []);
+}
+
+/** The log indexes every node's row shows: the last LOG_WINDOW indexes of the longest log. */
+export function logWindow(sim: Simulation): { from: number; to: number } {
+  let to = 0;
+  for (const id of sim.nodeIds) to = Math.max(to, logOf(sim, id).length);
+  return { from: Math.max(1, to - LOG_WINDOW + 1), to };
+}
+
+export function nodeView(sim: Simulation, id: string, window: { from: number; to: number }): NodeView {
+  const status = sim.status(id);
+  const clock = sim.clockOf(id);
+  const log = logOf(sim, id);
+  const entries: EntryView[] = [];
+  for (let i = window.from; i <= Math.min(window.to, log.length); i++) {
+    const e = log[i - 1] as Entry;
+    entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd) });
   }
-  // Down: only the simulated disk is left.
-  const disk = sim.diskOf(id);
-  return {
+  const common = {
     id,
     status,
-    role: null,
-    term: disk?.hard.term ?? 0,
-    commitIndex: null,
-    lastIndex: disk?.log.length ?? 0,
-    votedFor: disk?.hard.votedFor ?? null,
+    clockUs: localTime(clock, sim.now),
+    driftPpm: clock.driftPpm,
+    pausedUntil: sim.pausedUntil(id),
+    entries,
+    lastIndex: log.length,
+  };
+  const node = sim.server(id).node;
+  if (node === null || status === "down") {
+    // Down: only the simulated disk is left.
+    const disk = sim.diskOf(id);
+    return {
+      ...common,
+      role: null,
+      term: disk?.hard.term ?? 0,
+      commitIndex: null,
+      votedFor: disk?.hard.votedFor ?? null,
+      leaderHint: null,
+      votesFrom: [],
+      electionTimerAt: null,
+      electionTimerFrom: null,
+      progress: [],
+    };
+  }
+  const leader = node.role === "leader";
+  const votes = node.votes;
+  return {
+    ...common,
+    role: node.role,
+    term: node.term,
+    commitIndex: node.commitIndex,
+    votedFor: node.votedFor,
+    leaderHint: node.leader,
+    votesFrom: node.role === "candidate" || node.role === "precandidate" ? Object.keys(votes).filter((k) => votes[k] === true && k !== id) : [],
+    electionTimerAt: leader ? null : toVirtual(clock, node.electionDeadline),
+    electionTimerFrom: leader ? null : toVirtual(clock, node.electionTimerFrom),
+    progress: leader
+      ? Object.keys(node.progress)
+          .filter((p) => p !== id)
+          .map((p) => {
+            const pr = node.progress[p];
+            return { peer: p, next: pr?.next ?? 0, match: pr?.match ?? 0 };
+          })
+      : [],
   };
 }
 
-export function viewOf(sim: Simulation, playing: boolean, speed: number): SimView {
-  const vs = sim.violations;
+export function holderView(sim: Simulation, id: string): HolderView {
+  const h = holderStateOf(sim.holder(id));
+  const clock = sim.clockOf(id);
+  const status = sim.status(id);
   return {
+    id,
+    status,
+    state: status === "down" ? "down" : h.state,
+    leaseName: h.leaseName,
+    token: h.token,
+    deadlineAt: orNull(clock, h.deadlineUs),
+    nominalEndAt: orNull(clock, h.nominalEndUs),
+    renewAt: orNull(clock, h.renewAtUs),
+    graceEndAt: orNull(clock, h.graceEndUs),
+    target: h.target,
+    clockUs: localTime(clock, sim.now),
+    driftPpm: clock.driftPpm,
+    pausedUntil: sim.pausedUntil(id),
+    gcPauseArmedUs: h.gcPauseArmedUs,
+    writesAccepted: h.storageAccepted,
+    writesRejected: h.storageRejected,
+  };
+}
+
+/** The node whose applied state the lease rows show: the leader, else the up node that applied most. */
+function referenceNode(sim: Simulation): string | null {
+  const l = sim.leader();
+  if (l !== null) return l;
+  let best: string | null = null;
+  let bestApplied = -1;
+  for (const id of sim.nodeIds) {
+    const s = sim.server(id);
+    if (s.node !== null && sim.status(id) !== "down" && s.lastApplied > bestApplied) {
+      best = id;
+      bestApplied = s.lastApplied;
+    }
+  }
+  return best;
+}
+
+export function leaseRows(sim: Simulation, journal: Journal): LeaseRowView[] {
+  const names = new Set<string>();
+  for (const id of sim.holderIds) names.add(sim.holder(id).settings.leaseName);
+  const ref = referenceNode(sim);
+  const sm = ref === null ? null : sim.stateOf(ref);
+  const infos = sm?.leaseList() ?? [];
+  for (const l of infos) names.add(l.name);
+  const leader = sim.leader();
+  const tracker = leader === null ? null : sim.server(leader).tracker;
+  const leaderClock = leader === null ? null : sim.clockOf(leader);
+  return [...names].sort().map((name) => {
+    const info = infos.find((l) => l.name === name) ?? null;
+    const exp = tracker?.expiry(name) ?? null;
+    return {
+      name,
+      state: info?.state ?? "free",
+      holder: info?.state === "held" ? info.holder : null,
+      token: info?.token ?? 0,
+      ttlMs: info?.ttlMs ?? 0,
+      transitions: info?.transitions ?? 0,
+      keys: info?.keys.slice() ?? [],
+      leaderExpiresAt: exp !== null && leaderClock !== null ? toVirtual(leaderClock, exp.expiresAt) : null,
+      leaderId: leader,
+      ...journal.history(name, sim.now),
+    };
+  });
+}
+
+export function storageView(sim: Simulation): StorageView | null {
+  const s = sim.storage();
+  if (s === null || sim.storageId === null) return null;
+  const clock = sim.clockOf(sim.storageId);
+  const log = s.log;
+  const writes = log.slice(Math.max(0, log.length - STORAGE_WRITES_SHOWN)).map((w) => ({
+    t: toVirtual(clock, w.atUs),
+    holder: w.holder,
+    resource: w.resource,
+    token: w.token,
+    accepted: w.accepted,
+    reason: w.accepted ? null : `token ${w.token} is older than ${w.highestAfter}, which storage has already seen`,
+    highestAfter: w.highestAfter,
+    fencing: s.fencing,
+  }));
+  const t = s.totals;
+  return {
+    id: sim.storageId,
+    status: sim.status(sim.storageId),
+    fencing: s.fencing,
+    resources: s.resources().map((r) => ({ ...r })),
+    writes,
+    accepted: t.accepted,
+    rejected: t.rejected,
+  };
+}
+
+export function messageViews(sim: Simulation): MessageView[] {
+  return sim
+    .inFlight()
+    .map(({ env, queued }) => {
+      const d = describeMessage(env.payload);
+      return {
+        id: env.id,
+        from: env.from,
+        to: env.to,
+        sentAt: env.sentAt,
+        deliverAt: env.deliverAt,
+        label: d.label,
+        detail: d.detail,
+        fate: env.fate,
+        dup: env.dup,
+        queued,
+      };
+    })
+    .sort((a, b) => a.id - b.id);
+}
+
+/** What each invariant's violation means, for a student. */
+const EXPLANATIONS: Record<Invariant, string> = {
+  "election-safety": "Two nodes both believed they were the leader of the same term. Raft allows at most one leader per term.",
+  "log-matching": "Two logs agree on an entry's index and term but differ before it, so followers could apply different histories.",
+  "leader-completeness": "A new leader is missing an entry that was already committed: that committed write could be lost.",
+  "state-machine-safety": "Two nodes applied different commands at the same log index: the replicas have diverged.",
+  "term-monotonic": "A node's stored term went backwards, so it could vote twice in one term.",
+  "commit-monotonic": "A node's commit index went backwards: something it had declared committed was undone.",
+  "persist-before-send": "A node sent a message that depends on state it had not yet written to disk; a crash could make it lie.",
+  "acknowledged-write-durable": "A client was told its write succeeded, but the write is not committed.",
+  assertion: "A process found its own state impossible and stopped. This is a bug in the model.",
+  "lease-exclusive": "Two holders held the same lease at once in the committed state.",
+  "token-monotonic": "A new grant got a fencing token that was not larger than the previous one.",
+  "fencing-monotonic": "With fencing on, the storage accepted a write with an older token than one it had already seen.",
+  "storage-corruption":
+    "With fencing off, the storage accepted a write from a holder whose lease had already passed to someone else: two holders' writes interleaved. Turn fencing on and the stale write is rejected.",
+  "lease-keys": "A key attached to a lease outlived the lease.",
+  "renewed-lease-kept": "A holder that renewed in time, on a network with no faults, still lost its lease.",
+};
+
+export function explain(invariant: string): string {
+  return EXPLANATIONS[invariant as Invariant] ?? "An invariant of the model was broken.";
+}
+
+function checkerViews(sim: Simulation): CheckerView[] {
+  const counts = new Map<string, { n: number; first: number }>();
+  for (const v of sim.violations) {
+    const c = counts.get(v.invariant);
+    if (c === undefined) counts.set(v.invariant, { n: 1, first: v.time });
+    else c.n++;
+  }
+  return (Object.keys(INVARIANTS) as Invariant[]).map((k) => ({
+    invariant: k,
+    rule: INVARIANTS[k],
+    violations: counts.get(k)?.n ?? 0,
+    firstAt: counts.get(k)?.first ?? null,
+  }));
+}
+
+export interface ViewContext {
+  readonly runId: number;
+  readonly settings: RunSettings;
+  readonly playing: boolean;
+  readonly speed: number;
+  readonly journal: Journal;
+  readonly lastStep: readonly string[];
+}
+
+/** How long (virtual µs) a dropped message stays drawn: about a real second at the current speed. */
+export function dropWindowUs(speed: number): number {
+  return Math.max(20_000, Math.round(1_000_000 * speed));
+}
+
+export function viewOf(sim: Simulation, c: ViewContext): SimView {
+  const vs = sim.violations;
+  const window = logWindow(sim);
+  const recent: ViolationView[] = vs.slice(-MAX_RECENT_VIOLATIONS).map((v) => ({
+    invariant: v.invariant,
+    timeUs: v.time,
+    nodes: v.nodes.slice(),
+    detail: v.detail,
+    explanation: explain(v.invariant),
+  }));
+  const net = sim.network();
+  return {
+    runId: c.runId,
     seed: sim.seed,
+    settings: c.settings,
     now: sim.now,
-    playing,
-    speed,
-    nodes: sim.nodeIds.map((id) => nodeView(sim, id)),
+    playing: c.playing,
+    speed: c.speed,
+    halted: sim.halted,
+    nodes: sim.nodeIds.map((id) => nodeView(sim, id, window)),
+    logWindow: window,
     leader: sim.leader(),
+    holders: sim.holderIds.map((id) => holderView(sim, id)),
+    leases: leaseRows(sim, c.journal),
+    storage: storageView(sim),
+    messages: messageViews(sim),
+    drops: c.journal.recentDrops(sim.now, dropWindowUs(c.speed)),
+    network: net,
+    checkers: checkerViews(sim),
     violations: vs.length,
-    recentViolations: vs.slice(-MAX_RECENT_VIOLATIONS).map((v) => ({
-      invariant: v.invariant,
-      timeUs: v.time,
-      nodes: v.nodes.slice(),
-      detail: v.detail,
-    })),
+    recentViolations: recent,
+    newEvents: c.journal.takeLines(),
     traceHash: sim.traceHash,
     eventsProcessed: sim.eventsProcessed,
+    eventsHandled: sim.eventsHandled,
+    lastStep: c.lastStep,
   };
 }

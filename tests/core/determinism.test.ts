@@ -100,3 +100,19 @@ describe("determinism (DESIGN.md: same seed + same actions = same trace)", () =>
     expect(run()).toBe(run());
   });
 });
+
+describe("advanceTo with a stop condition", () => {
+  it("stops right after the event that meets it, and going on gives the same run as never stopping", () => {
+    const config = mergeConfig(defaultConfig(), { seed: 11, holders: { count: 2 } });
+    const a = new Simulation(config);
+    const done = a.advanceTo(2_000_000, () => a.eventsHandled >= 137);
+    expect(done).toBe(false);
+    expect(a.eventsHandled).toBe(137);
+    expect(a.now).toBeLessThan(2_000_000);
+    a.advanceTo(2_000_000);
+    const b = new Simulation(config);
+    expect(b.advanceTo(2_000_000)).toBe(true);
+    expect(a.traceHash).toBe(b.traceHash);
+    expect(a.eventsHandled).toBe(b.eventsHandled);
+  });
+});

@@ -62,6 +62,8 @@ export interface RaftState {
   leader: NodeId | null;
   commitIndex: number;
   electionDeadline: number;
+  /** Local time the election timer was last started (for drawing how much of it is left). */
+  electionTimerFrom: number;
   heartbeatDeadline: number;
   checkQuorumDeadline: number;
   /** Local time we last heard from a leader (or, as leader, last confirmed a quorum). */
@@ -115,6 +117,7 @@ export class RaftNode {
       leader: null,
       commitIndex: 0,
       electionDeadline: 0,
+      electionTimerFrom: 0,
       heartbeatDeadline: 0,
       checkQuorumDeadline: 0,
       leaderContactAt: Number.NEGATIVE_INFINITY,
@@ -182,6 +185,9 @@ export class RaftNode {
   }
   get electionDeadline(): number {
     return this.st.electionDeadline;
+  }
+  get electionTimerFrom(): number {
+    return this.st.electionTimerFrom;
   }
   get progress(): Readonly<Record<NodeId, Readonly<Progress>>> {
     return this.st.progress;
@@ -446,6 +452,7 @@ export class RaftNode {
   }
 
   private resetElectionTimer(now: number): void {
+    this.st.electionTimerFrom = now;
     this.st.electionDeadline = now + this.rng.int(this.cfg.electionTimeoutMinUs, this.cfg.electionTimeoutMaxUs);
   }
 

@@ -110,6 +110,7 @@ export interface SimSnapshot {
   readonly seq: number;
   readonly msgId: number;
   readonly eventCount: number;
+  readonly handled: number;
   readonly queue: readonly QItem[];
   readonly procs: readonly Proc[];
   readonly net: NetState;
@@ -143,6 +144,8 @@ export class Simulation implements CheckerHost {
   private seq = 0;
   private msgId = 0;
   private eventCount = 0;
+  /** Queue items that did something (a delivery, a timer that fired, an action): what Step counts. */
+  private handled = 0;
   private queue = new EventHeap<QItem>();
   private procs = new Map<ProcId, Proc>();
   private net: NetState;
@@ -254,6 +257,10 @@ export class Simulation implements CheckerHost {
   get eventsProcessed(): number {
     return this.eventCount;
   }
+  /** Simulator events handled so far (one Step handles exactly one). Trace events are finer: one handled event emits several. */
+  get eventsHandled(): number {
+    return this.handled;
+  }
   get pendingEvents(): number {
     return this.queue.size;
   }
@@ -309,6 +316,48 @@ export class Simulation implements CheckerHost {
     }
     return best;
   }
+  /** When a paused process wakes (virtual µs), or null if it is not paused. */
+  pausedUntil(id: ProcId): number | null {
+    return this.proc(id).pausedUntil;
+  }
+  /**
+   * Messages on the wire, and messages that reached a paused process and wait in its
+   * inbox (`queued`), in no particular order. For the UI; O(queue size).
+   */
+  inFlight(): { readonly env: Envelope; readonly queued: boolean }[] {
+    const out: { env: Envelope; queued: boolean }[] = [];
+    for (const q of this.queue.all()) if (q.type === "deliver") out.push({ env: q.env, queued: false });
+    for (const p of this.procs.values()) for (const m of p.inbox) out.push({ env: m.env, queued: true });
+    return out;
+  }
+  /** The network's current shape: partition groups, one-way cuts, rates and latency. */
+  network(): {
+    readonly groups: ProcId[][];
+    readonly cuts: { from: ProcId; to: ProcId }[];
+    readonly dropRate: number;
+    readonly duplicateRate: number;
+    readonly latencyMinUs: number;
+    readonly latencyMaxUs: number;
+  } {
+    const n = this.net;
+    const groups: ProcId[][] = [];
+    for (const id of Object.keys(n.groupOf)) {
+      const g = n.groupOf[id] as number;
+      while (groups.length <= g) groups.push([]);
+      (groups[g] as ProcId[]).push(id);
+    }
+    return {
+      groups: groups.filter((g) => g.length > 0),
+      cuts: n.cuts.map((k) => {
+        const i = k.indexOf(">");
+        return { from: k.slice(0, i), to: k.slice(i + 1) };
+      }),
+      dropRate: n.dropRate,
+      duplicateRate: n.duplicateRate,
+      latencyMinUs: n.latencyMinUs,
+      latencyMaxUs: n.latencyMaxUs,
+    };
+  }
   isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
     if (this.net.cuts.length > 0 && this.net.cuts.includes(`${from}>${to}`)) return "cut";
     const a = this.net.groupOf[from];
@@ -325,18 +374,24 @@ export class Simulation implements CheckerHost {
 
   // ---- driving -----------------------------------------------------------------
 
-  /** Processes every event up to and including `time`, then sets the clock to `time`. */
-  advanceTo(time: number): void {
+  /**
+   * Processes every event up to and including `time`, then sets the clock to `time`.
+   * With `stopWhen`, stops right after the first event for which it returns true (the
+   * clock then stays at that event's time) and returns false; otherwise returns true.
+   */
+  advanceTo(time: number, stopWhen?: () => boolean): boolean {
     if (!Number.isSafeInteger(time)) throw new Error(`advanceTo: time must be an integer number of µs, got ${time}`);
     if (time < this._now) throw new Error(`advanceTo: cannot go back from ${this._now} to ${time}`);
     for (;;) {
-      if (this._halted) return;
+      if (this._halted) return false;
       const top = this.queue.peek();
       if (top === undefined || top.at > time) break;
       this.queue.pop();
-      this.process(top);
+      if (this.process(top)) this.handled++;
+      if (stopWhen !== undefined && stopWhen()) return false;
     }
     this._now = time;
+    return true;
   }
 
   /** Processes exactly one event (skipping cancelled timers). Returns the trace events it produced. */
@@ -348,7 +403,10 @@ export class Simulation implements CheckerHost {
       for (;;) {
         const top = this.queue.pop();
         if (top === undefined) return events;
-        if (this.process(top)) return events;
+        if (this.process(top)) {
+          this.handled++;
+          return events;
+        }
       }
     } finally {
       this.stepEvents = null;
@@ -379,6 +437,7 @@ export class Simulation implements CheckerHost {
       seq: this.seq,
       msgId: this.msgId,
       eventCount: this.eventCount,
+      handled: this.handled,
       queue: this.queue.snapshot(),
       procs: [...this.procs.values()].map(cloneProc),
       net: cloneNet(this.net),
@@ -399,6 +458,7 @@ export class Simulation implements CheckerHost {
     this.seq = s.seq;
     this.msgId = s.msgId;
     this.eventCount = s.eventCount;
+    this.handled = s.handled;
     this.queue = new EventHeap(s.queue.slice());
     this.procs = new Map(s.procs.map((p) => [p.id, cloneProc(p)]));
     this.net = cloneNet(s.net);

@@ -1,0 +1,292 @@
+/**
+ * Plain words for what the simulator does: message labels, log entry labels, and one
+ * sentence per trace event for the event log. Read-only; no Raft logic here.
+ */
+import type { Command } from "../core/raft/types";
+import type { Payload, TraceEvent } from "../core/sim/trace";
+import type { EventCategory } from "./protocol";
+
+/** A short label ("append", "vote", "refresh") and one line of detail for a message. */
+export function describeMessage(p: Payload): { label: string; detail: string } {
+  switch (p.type) {
+    case "RequestVote":
+      return {
+        label: p.preVote ? "pre-vote" : "vote",
+        detail: `${p.preVote ? "PreVote" : "RequestVote"} for term ${p.term}, last log ${p.lastLogIndex} (term ${p.lastLogTerm})`,
+      };
+    case "RequestVoteResp":
+      return {
+        label: p.preVote ? "pre-vote reply" : "vote reply",
+        detail: `${p.granted ? "granted" : "refused"} ${p.preVote ? "pre-vote" : "vote"}, term ${p.term}`,
+      };
+    case "AppendEntries": {
+      const n = p.entries.length;
+      return {
+        label: n === 0 ? "heartbeat" : "append",
+        detail:
+          n === 0
+            ? `heartbeat, term ${p.term}, commit ${p.leaderCommit}`
+            : `AppendEntries term ${p.term}: ${n} entr${n === 1 ? "y" : "ies"} after ${p.prevLogIndex} (term ${p.prevLogTerm}), commit ${p.leaderCommit}`,
+      };
+    }
+    case "AppendEntriesResp":
+      return {
+        label: "append reply",
+        detail: p.success ? `ok, matches up to ${p.matchIndex}, term ${p.term}` : `rejected at ${p.rejectIndex}, term ${p.term}`,
+      };
+    case "ClientWrite": {
+      const op = p.op;
+      if (op.type === "grant") return { label: "grant?", detail: `${p.clientId} asks for lease ${op.name} (TTL ${op.ttlMs} ms)` };
+      if (op.type === "revoke") return { label: "release", detail: `${p.clientId} releases lease ${op.name} (token ${op.token})` };
+      return { label: op.type, detail: `${p.clientId} #${p.seq}: ${op.type} ${op.key}` };
+    }
+    case "ClientRead":
+      return { label: "read", detail: `${p.clientId} #${p.seq}: ${p.query.type}` };
+    case "ClientReply": {
+      if (!p.ok) return { label: "not leader", detail: `not the leader${p.leaderHint ? `; try ${p.leaderHint}` : ""}` };
+      const r = p.result;
+      if (r.kind === "granted") return { label: "granted", detail: `lease ${r.name} granted, token ${r.token}, TTL ${r.ttlMs} ms` };
+      if (r.kind === "denied") return { label: "denied", detail: `lease ${r.name} denied: ${r.reason}${r.holder ? ` (held by ${r.holder})` : ""}` };
+      if (r.kind === "revoked") return { label: "released", detail: `lease ${r.name} released (token ${r.token})` };
+      return { label: "reply", detail: `reply to #${p.seq}` };
+    }
+    case "LeaseRefresh":
+      return { label: "refresh", detail: `${p.holder} refreshes ${p.name} (token ${p.token})` };
+    case "LeaseRefreshReply":
+      return p.ok
+        ? { label: "refreshed", detail: `${p.name} refreshed for ${p.ttlMs} ms` }
+        : { label: "refresh refused", detail: `${p.name} refresh refused: ${p.reason}${p.leaderHint ? `; leader is ${p.leaderHint}` : ""}` };
+    case "StorageWrite":
+      return { label: "write", detail: `${p.holder} writes ${p.resource} with token ${p.token}` };
+    case "StorageReply":
+      return p.accepted
+        ? { label: "write ok", detail: `write to ${p.resource} accepted` }
+        : { label: "write rejected", detail: `write to ${p.resource} rejected: storage has seen token ${p.highest}` };
+  }
+}
+
+/** A short label for a log entry ("noop", "put k2", "grant lock h1", "expire lock"). */
+export function describeCommand(c: Command): string {
+  switch (c.type) {
+    case "noop":
+      return "noop";
+    case "system": {
+      const op = c.op;
+      if (op.type === "checkpoint") return "checkpoint";
+      return `${op.type} ${op.name}`;
+    }
+    case "client": {
+      const op = c.op;
+      switch (op.type) {
+        case "grant":
+          return `grant ${op.name} ${op.holder}`;
+        case "revoke":
+          return `revoke ${op.name} ${op.holder}`;
+        case "put":
+          return op.lease ? `put ${op.key} (lease ${op.lease})` : `put ${op.key}`;
+        default:
+          return `${op.type} ${op.key}`;
+      }
+    }
+  }
+}
+
+const DROP_WORDS: Record<string, string> = {
+  partition: "blocked by the partition",
+  cut: "blocked by a cut link",
+  loss: "lost by the network",
+  down: "its receiver is down",
+  user: "dropped by you",
+  "inbox-full": "its receiver's inbox is full",
+};
+
+export function dropWords(reason: string): string {
+  return DROP_WORDS[reason] ?? reason;
+}
+
+function us(t: number): string {
+  const ms = t / 1000;
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+export interface Described {
+  readonly category: EventCategory;
+  readonly text: string;
+  readonly procs: readonly string[];
+}
+
+/**
+ * One sentence for a trace event, or null when it is not worth a line (sends,
+ * deliveries, persistence, applies: the drawings show those).
+ * `prevHolderState` gives a holder's previous state, for "holding → jeopardy".
+ */
+export function describeEvent(e: TraceEvent, prevHolderState: string | undefined, labelOf: (id: number) => string | undefined): Described | null {
+  switch (e.kind) {
+    case "role": {
+      const p = e.proc;
+      switch (e.role) {
+        case "leader":
+          return { category: "election", text: `${p} became leader for term ${e.term}`, procs: [p] };
+        case "candidate":
+          return { category: "election", text: `${p} started an election for term ${e.term} (${e.reason})`, procs: [p] };
+        case "precandidate":
+          return { category: "election", text: `${p} asked for pre-votes for term ${e.term + 1} (${e.reason})`, procs: [p] };
+        case "follower":
+          return {
+            category: "election",
+            text: `${p} became a follower in term ${e.term}${e.leader ? ` (leader ${e.leader})` : ""}: ${e.reason}`,
+            procs: e.leader ? [p, e.leader] : [p],
+          };
+      }
+      return null;
+    }
+    case "vote":
+      return { category: "election", text: `${e.proc} voted for ${e.candidate} in term ${e.term}`, procs: [e.proc, e.candidate] };
+    case "log":
+      if (e.truncatedFrom !== null) {
+        return {
+          category: "replication",
+          text: `${e.proc} dropped its conflicting entries from index ${e.truncatedFrom} and now ends at ${e.lastIndex} (term ${e.lastTerm})`,
+          procs: [e.proc],
+        };
+      }
+      return null;
+    case "commit":
+      return { category: "replication", text: `${e.proc} committed up to index ${e.index}`, procs: [e.proc] };
+    case "lease":
+      return describeLease(e);
+    case "holder": {
+      const prev = prevHolderState;
+      if (prev === e.state) return null;
+      const tok = e.token !== null ? ` (token ${e.token})` : "";
+      return {
+        category: "holder",
+        text: `${e.proc}: ${prev ?? "start"} → ${e.state}${tok}${e.event ? ` on ${e.event}` : ""}`,
+        procs: [e.proc],
+      };
+    }
+    case "storage":
+      return e.accepted
+        ? {
+            category: "storage",
+            text: `storage accepted ${e.holder}'s write to ${e.resource} with token ${e.token}${e.fencing ? "" : " (fencing off)"}`,
+            procs: [e.proc, e.holder],
+          }
+        : {
+            category: "storage",
+            text: `storage rejected ${e.holder}'s write to ${e.resource} with token ${e.token}: it has already seen token ${e.highest}`,
+            procs: [e.proc, e.holder],
+          };
+    case "client":
+      if (e.phase === "fail") return { category: "note", text: `${e.clientId}'s request #${e.seq} failed${e.note ? `: ${e.note}` : ""}`, procs: [e.clientId] };
+      if (e.phase === "info" && e.note) return { category: "note", text: `${e.clientId}'s request #${e.seq}: ${e.note}`, procs: [e.clientId] };
+      return null;
+    case "drop": {
+      const label = labelOf(e.id) ?? "message";
+      return { category: "message", text: `${label} ${e.from} → ${e.to} dropped: ${dropWords(e.reason)}`, procs: [e.from, e.to] };
+    }
+    case "crash":
+      return { category: "fault", text: `${e.proc} crashed`, procs: [e.proc] };
+    case "restart":
+      return { category: "fault", text: `${e.proc} restarted`, procs: [e.proc] };
+    case "pause":
+      return { category: "fault", text: `${e.proc} paused (frozen until ${us(e.untilUs)})`, procs: [e.proc] };
+    case "resume":
+      return { category: "fault", text: `${e.proc} resumed after its pause`, procs: [e.proc] };
+    case "clock":
+      return {
+        category: "fault",
+        text: `${e.proc}'s clock now drifts ${e.driftPpm >= 0 ? "+" : ""}${e.driftPpm} ppm${e.jumpUs !== 0 ? `, jumped ${us(e.jumpUs)}` : ""}`,
+        procs: [e.proc],
+      };
+    case "partition":
+      return {
+        category: "fault",
+        text: `network partitioned into ${e.groups.map((g) => `{${g.join(", ")}}`).join(" | ")}`,
+        procs: e.groups.flat(),
+      };
+    case "heal":
+      return { category: "fault", text: "network healed: every link works again", procs: [] };
+    case "cut":
+      return { category: "fault", text: `link ${e.from} → ${e.to} cut (one way)`, procs: [e.from, e.to] };
+    case "network":
+      return {
+        category: "fault",
+        text: `network: loss ${pct(e.dropRate)}, duplicates ${pct(e.duplicateRate)}, latency ${us(e.latencyMinUs)}–${us(e.latencyMaxUs)}`,
+        procs: [],
+      };
+    case "timeout":
+      return { category: "fault", text: `${e.proc}'s election timer was forced to fire`, procs: [e.proc] };
+    case "note":
+      return { category: "note", text: e.text, procs: [] };
+    case "violation":
+      return { category: "violation", text: `VIOLATION ${e.invariant}: ${e.detail}`, procs: e.nodes.slice() };
+    default:
+      return null;
+  }
+}
+
+function pct(x: number): string {
+  return `${Math.round(x * 1000) / 10}%`;
+}
+
+function describeLease(e: Extract<TraceEvent, { kind: "lease" }>): Described | null {
+  const who = e.holder ?? "?";
+  const procs = e.holder ? [e.proc, e.holder] : [e.proc];
+  switch (e.op) {
+    case "grant":
+      return { category: "lease", text: `lease ${e.name} granted to ${who} with fencing token ${e.token}`, procs };
+    case "deny":
+      return { category: "lease", text: `${who}'s request for lease ${e.name} denied${e.reason ? `: ${e.reason}` : ""}`, procs };
+    case "revoke":
+      return { category: "lease", text: `${who} released lease ${e.name} (token ${e.token})`, procs };
+    case "expire":
+      return { category: "lease", text: `lease ${e.name} of ${who} (token ${e.token}) expired`, procs };
+    case "free":
+      return { category: "lease", text: `lease ${e.name} is free again after its lock-delay`, procs: [e.proc] };
+    case "refresh":
+      return {
+        category: "lease",
+        text: `${e.proc} refreshed ${who}'s lease ${e.name} (token ${e.token})${e.ttlMs !== undefined ? ` for ${e.ttlMs} ms` : ""}`,
+        procs,
+      };
+    case "refresh-denied":
+      return { category: "lease", text: `${e.proc} refused ${who}'s refresh of ${e.name}: ${e.reason ?? "unknown lease"}`, procs };
+    case "expiring":
+      return { category: "lease", text: `${e.proc} saw lease ${e.name} (${who}, token ${e.token}) run out and proposed its expiry`, procs };
+    case "extended":
+      return { category: "lease", text: `new leader ${e.proc} gave lease ${e.name} (${who}) a fresh TTL`, procs };
+    case "checkpoint":
+    case "timed":
+      return null;
+  }
+}
+
+/** Every trace event in words, sends and deliveries included (what one Step did). */
+export function stepLine(e: TraceEvent): string {
+  switch (e.kind) {
+    case "send": {
+      const d = describeMessage(e.msg);
+      return `${e.from} sent ${d.label} to ${e.to}: ${d.detail}`;
+    }
+    case "deliver":
+      return `${e.to} received message ${e.id} from ${e.from}`;
+    case "hard":
+      return `${e.proc} saved term ${e.term}, vote ${e.votedFor ?? "none"} to disk`;
+    case "log":
+      return `${e.proc} saved its log to disk: now ends at ${e.lastIndex} (term ${e.lastTerm})`;
+    case "apply":
+      return `${e.proc} applied entries ${e.from}–${e.to}`;
+    case "lease":
+      if (e.op === "timed") return `${e.proc} started timing lease ${e.name} for ${e.holder ?? "?"}`;
+      if (e.op === "checkpoint") return `${e.proc} checkpointed lease ${e.name}`;
+      break;
+    case "client":
+      return `${e.clientId} request #${e.seq}: ${e.phase}`;
+    case "holder":
+      return `${e.proc} is now ${e.state}${e.token !== null ? ` (token ${e.token})` : ""}`;
+    default:
+      break;
+  }
+  return describeEvent(e, undefined, () => undefined)?.text ?? e.kind;
+}

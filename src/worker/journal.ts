@@ -1,0 +1,223 @@
+/**
+ * Listens to a simulation's trace and keeps what the page needs and the simulator
+ * does not: the event log in plain words, the lease timeline's history (spans and
+ * marks), and recently dropped messages. Every buffer is bounded.
+ */
+import type { TraceEvent } from "../core/sim/trace";
+import { describeEvent, describeMessage } from "./describe";
+import { type DropView, type EventLine, LEASE_HISTORY_US, type LeaseMark, type LeaseSpan } from "./protocol";
+
+/** Lines kept in the worker between two views (the page keeps its own history). */
+const MAX_PENDING_LINES = 2000;
+/** Dropped messages remembered for drawing. */
+const MAX_DROPS = 60;
+/** Spans and marks kept per lease (besides the time bound). */
+const MAX_SPANS = 40;
+const MAX_MARKS = 400;
+/** Lease apply events seen (they arrive once per node; the first one counts). */
+const MAX_SEEN = 4096;
+
+interface OpenSpan {
+  holder: string;
+  token: number;
+  from: number;
+  to: number | null;
+  end: string | null;
+}
+
+interface LeaseHistory {
+  leaderSpans: OpenSpan[];
+  holderSpans: OpenSpan[];
+  marks: LeaseMark[];
+}
+
+interface Sent {
+  readonly sentAt: number;
+  readonly label: string;
+}
+
+export class Journal {
+  private pending: EventLine[] = [];
+  private readonly drops: DropView[] = [];
+  /** Messages on the wire: their send time and label, for drawing drops. */
+  private readonly sent = new Map<number, Sent>();
+  private readonly leases = new Map<string, LeaseHistory>();
+  private readonly holderState = new Map<string, string>();
+  /** Lease a holder wants, and the token it currently believes it holds. */
+  private readonly holderLease = new Map<string, string>();
+  private readonly holderToken = new Map<string, number | null>();
+  private readonly seen = new Set<string>();
+
+  readonly listener = (e: TraceEvent): void => this.observe(e);
+
+  /** Lines since the previous call. */
+  takeLines(): EventLine[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** Drops still worth drawing at `now` (the page fades them out). */
+  recentDrops(now: number, windowUs: number): DropView[] {
+    return this.drops.filter((d) => now - d.droppedAt <= windowUs);
+  }
+
+  history(name: string, now: number): { leaderSpans: LeaseSpan[]; holderSpans: LeaseSpan[]; marks: LeaseMark[] } {
+    const h = this.leases.get(name);
+    if (h === undefined) return { leaderSpans: [], holderSpans: [], marks: [] };
+    const since = now - LEASE_HISTORY_US;
+    const keep = (s: OpenSpan): boolean => s.to === null || s.to >= since;
+    return {
+      leaderSpans: h.leaderSpans.filter(keep).map((s) => ({ ...s })),
+      holderSpans: h.holderSpans.filter(keep).map((s) => ({ ...s })),
+      marks: h.marks.filter((m) => m.t >= since),
+    };
+  }
+
+  private observe(e: TraceEvent): void {
+    switch (e.kind) {
+      case "send":
+        this.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
+        return;
+      case "deliver":
+        this.sent.delete(e.id);
+        return;
+      case "drop": {
+        const s = this.sent.get(e.id);
+        this.sent.delete(e.id);
+        this.drops.push({
+          id: e.id,
+          from: e.from,
+          to: e.to,
+          sentAt: s?.sentAt ?? e.t,
+          droppedAt: e.t,
+          label: s?.label ?? "message",
+          reason: e.reason,
+        });
+        if (this.drops.length > MAX_DROPS) this.drops.splice(0, this.drops.length - MAX_DROPS);
+        this.line(e, undefined, s?.label);
+        return;
+      }
+      case "lease":
+        if (!this.firstTime(e)) return;
+        this.onLease(e);
+        this.line(e);
+        return;
+      case "holder":
+        this.onHolder(e);
+        return;
+      case "crash":
+        if (this.holderToken.has(e.proc)) this.closeHolderSpan(e.proc, e.t, "crash");
+        this.holderState.delete(e.proc);
+        this.line(e);
+        return;
+      default:
+        this.line(e);
+    }
+  }
+
+  private line(e: TraceEvent, prevHolderState?: string, label?: string): void {
+    const d = describeEvent(e, prevHolderState, () => label);
+    if (d === null) return;
+    this.pending.push({ n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs });
+    if (this.pending.length > MAX_PENDING_LINES) this.pending.splice(0, this.pending.length - MAX_PENDING_LINES);
+  }
+
+  /** Applied lease events come once per node: only the first copy of each counts. Leader-only ones always count. */
+  private firstTime(e: Extract<TraceEvent, { kind: "lease" }>): boolean {
+    switch (e.op) {
+      case "grant":
+      case "deny":
+      case "revoke":
+      case "expire":
+      case "free":
+      case "checkpoint": {
+        const key = `${e.op}:${e.name}:${e.index ?? e.token}`;
+        if (this.seen.has(key)) return false;
+        if (this.seen.size >= MAX_SEEN) this.seen.clear();
+        this.seen.add(key);
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+
+  private lease(name: string): LeaseHistory {
+    let h = this.leases.get(name);
+    if (h === undefined) {
+      h = { leaderSpans: [], holderSpans: [], marks: [] };
+      this.leases.set(name, h);
+    }
+    return h;
+  }
+
+  private mark(name: string, m: LeaseMark): void {
+    const h = this.lease(name);
+    h.marks.push(m);
+    if (h.marks.length > MAX_MARKS) h.marks.splice(0, h.marks.length - MAX_MARKS);
+  }
+
+  private onLease(e: Extract<TraceEvent, { kind: "lease" }>): void {
+    const h = this.lease(e.name);
+    switch (e.op) {
+      case "grant": {
+        // A grant supersedes whatever the committed state had before (it cannot overlap).
+        for (const s of h.leaderSpans) if (s.to === null) close(s, e.t, "superseded");
+        h.leaderSpans.push({ holder: e.holder ?? "?", token: e.token, from: e.t, to: null, end: null });
+        if (h.leaderSpans.length > MAX_SPANS) h.leaderSpans.splice(0, h.leaderSpans.length - MAX_SPANS);
+        this.mark(e.name, { t: e.t, kind: "grant", holder: e.holder, token: e.token });
+        return;
+      }
+      case "expire":
+      case "revoke":
+        for (const s of h.leaderSpans) if (s.to === null && s.token === e.token) close(s, e.t, e.op);
+        this.mark(e.name, { t: e.t, kind: e.op, holder: e.holder, token: e.token });
+        return;
+      case "deny":
+      case "refresh":
+      case "refresh-denied":
+      case "expiring":
+      case "extended":
+        this.mark(e.name, { t: e.t, kind: e.op, holder: e.holder, token: e.token });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onHolder(e: Extract<TraceEvent, { kind: "holder" }>): void {
+    const id = e.proc;
+    const prev = this.holderState.get(id);
+    this.holderState.set(id, e.state);
+    this.holderLease.set(id, e.leaseName);
+    const top = e.state.split(".")[0] ?? e.state;
+    const prevTop = prev?.split(".")[0];
+    const had = this.holderToken.get(id) ?? null;
+    if (e.token !== had) {
+      if (had !== null) this.closeHolderSpan(id, e.t, top === "released" || top === "releasing" ? "released" : top);
+      if (e.token !== null) {
+        const h = this.lease(e.leaseName);
+        h.holderSpans.push({ holder: id, token: e.token, from: e.t, to: null, end: null });
+        if (h.holderSpans.length > MAX_SPANS) h.holderSpans.splice(0, h.holderSpans.length - MAX_SPANS);
+      }
+      this.holderToken.set(id, e.token);
+    }
+    if (top !== prevTop && (top === "jeopardy" || top === "grace" || top === "lost")) {
+      this.mark(e.leaseName, { t: e.t, kind: top, holder: id, token: e.token ?? had ?? 0 });
+    }
+    if (prev !== e.state) this.line(e, prev);
+  }
+
+  private closeHolderSpan(id: string, t: number, end: string): void {
+    const name = this.holderLease.get(id);
+    if (name === undefined) return;
+    for (const s of this.lease(name).holderSpans) if (s.to === null && s.holder === id) close(s, t, end);
+    this.holderToken.set(id, null);
+  }
+}
+
+function close(s: OpenSpan, t: number, end: string): void {
+  s.to = t;
+  s.end = end;
+}
