@@ -1,66 +1,53 @@
 import { useEffect } from "react";
-import type { NodeView, SimView } from "../worker/protocol";
-import { SPEEDS } from "../worker/protocol";
-import { connectSimulation } from "./simLink";
-import { selectDismissError, selectError, selectNotices, selectSend, selectView, useLab } from "./store";
+import type { SimView } from "../worker/protocol";
+import { formatTime } from "./format";
+import { Inspector } from "./Inspector";
+import { NetworkTools } from "./NetworkTools";
 import type { ParsedParams } from "./params";
-
-const ROLE_TEXT: Record<string, string> = {
-  leader: "leader",
-  candidate: "candidate",
-  precandidate: "pre-candidate",
-  follower: "follower",
-};
-
-/** What a node is, in words: "leader", "follower, paused", "down". */
-export function stateText(n: NodeView): string {
-  if (n.status === "down" || n.role === null) return "down";
-  const role = ROLE_TEXT[n.role] ?? n.role;
-  return n.status === "paused" ? `${role}, paused` : role;
-}
-
-/** The accessible name of a node's row, e.g. "n3, leader, term 4". */
-export function nodeLabel(n: NodeView): string {
-  return `${n.id}, ${stateText(n)}, term ${n.term}`;
-}
-
-/** Virtual time as seconds with millisecond precision: "12.345 s". */
-export function formatTime(us: number): string {
-  return `${(us / 1_000_000).toFixed(3)} s`;
-}
-
-function formatSpeed(s: number): string {
-  return `${s}×`;
-}
+import { CheckerPanel } from "./panels/CheckerPanel";
+import { EventLog } from "./panels/EventLog";
+import { LeaseTimeline } from "./panels/LeaseTimeline";
+import { LogGrid } from "./panels/LogGrid";
+import { HolderPanel } from "./panels/Statechart";
+import { StoragePanel } from "./panels/StoragePanel";
+import { Ring } from "./ring/Ring";
+import { SettingsDialog } from "./SettingsDialog";
+import { handleKey, SHORTCUTS } from "./shortcuts";
+import { connectSimulation } from "./simLink";
+import { selectDismissError, selectDismissNotices, selectError, selectNotices, selectView, useLab } from "./store";
+import { Toolbar } from "./Toolbar";
+import { useUi } from "./ui";
 
 export function App({ params }: { params: ParsedParams }) {
   useEffect(() => connectSimulation(params.settings, params.problems), [params]);
   return (
     <div className="app">
-      <header className="top">
-        <h1>Lease Lab</h1>
-        <p className="tagline">A Raft cluster running in your browser. Break it and watch it recover.</p>
-      </header>
       <Notices />
       <ErrorBanner />
-      <main>
-        <Body />
-      </main>
+      <Body />
+      <SettingsDialog />
+      <HelpOverlay />
     </div>
   );
 }
 
 function Notices() {
   const notices = useLab(selectNotices);
+  const dismiss = useLab(selectDismissNotices);
   if (notices.length === 0) return null;
   return (
     <div className="notice" role="alert">
-      <strong>Some URL parameters were ignored.</strong>
-      <ul>
-        {notices.map((n) => (
-          <li key={n}>{n}</li>
-        ))}
-      </ul>
+      <div>
+        <strong>Some settings in the link were ignored.</strong>
+        <ul>
+          {notices.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      </div>
+      <button type="button" className="small" onClick={dismiss}>
+        Dismiss
+      </button>
     </div>
   );
 }
@@ -72,11 +59,29 @@ function ErrorBanner() {
   return (
     <div className="error" role="alert">
       <span>{error}</span>
-      <button type="button" onClick={dismiss}>
+      <button type="button" className="small" onClick={dismiss}>
         Dismiss
       </button>
     </div>
   );
+}
+
+function Keys({ view }: { view: SimView }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target;
+      const key = e.key.length === 1 ? e.key.toLowerCase() : e.key.toLowerCase();
+      if (t instanceof HTMLElement && t.closest("input, select, textarea, [contenteditable]")) return;
+      // Buttons keep Space and Enter for themselves.
+      if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
+      if (useUi.getState().settingsOpen && key !== "escape") return;
+      if (handleKey(key, view)) e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [view]);
+  return null;
 }
 
 function Body() {
@@ -90,59 +95,31 @@ function Body() {
   }
   return (
     <>
-      <Toolbar view={view} />
+      <Keys view={view} />
+      <header className="top">
+        <h1>Lease Lab</h1>
+        <Toolbar view={view} />
+      </header>
       <Summary view={view} />
-      <NodeTable view={view} />
-      <Violations view={view} />
+      <LastStep view={view} />
+      <main className="board">
+        <div className="col-main">
+          <Ring />
+          <LogGrid />
+        </div>
+        <div className="col-side">
+          <Inspector view={view} />
+          <LeaseTimeline />
+          <HolderPanel />
+        </div>
+        <div className="col-wide">
+          <StoragePanel />
+          <CheckerPanel />
+          <NetworkTools view={view} />
+          <EventLog />
+        </div>
+      </main>
     </>
-  );
-}
-
-function Toolbar({ view }: { view: SimView }) {
-  const send = useLab(selectSend);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const t = e.target;
-      if (t instanceof HTMLElement && t.closest("button, select, input, textarea, a, [contenteditable]")) return;
-      if (e.key === " ") {
-        e.preventDefault();
-        send({ type: view.playing ? "pause" : "play" });
-      } else if (e.key === "s" || e.key === "S") {
-        send({ type: "step" });
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [send, view.playing]);
-
-  const speeds = SPEEDS.includes(view.speed) ? SPEEDS : [...SPEEDS, view.speed].sort((a, b) => a - b);
-  return (
-    <section className="toolbar" aria-label="Controls">
-      <button type="button" onClick={() => send({ type: "play" })} disabled={view.playing} aria-keyshortcuts="Space">
-        <Icon d="M4 2 L14 8 L4 14 Z" />
-        Play
-      </button>
-      <button type="button" onClick={() => send({ type: "pause" })} disabled={!view.playing} aria-keyshortcuts="Space">
-        <Icon d="M3 2 H7 V14 H3 Z M9 2 H13 V14 H9 Z" />
-        Pause
-      </button>
-      <button type="button" onClick={() => send({ type: "step" })} aria-keyshortcuts="S" title="Process the next event (pauses first)">
-        <Icon d="M2 2 L10 8 L2 14 Z M11 2 H14 V14 H11 Z" />
-        Step
-      </button>
-      <label className="speed">
-        Speed
-        <select value={view.speed} onChange={(e) => send({ type: "setSpeed", speed: Number(e.target.value) })}>
-          {speeds.map((s) => (
-            <option key={s} value={s}>
-              {formatSpeed(s)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <span className="hint">Space: play / pause · S: step</span>
-    </section>
   );
 }
 
@@ -151,131 +128,84 @@ function Summary({ view }: { view: SimView }) {
   return (
     <section className="summary" aria-label="Summary">
       <div className="stat">
-        <span className="stat-label">Virtual time</span>
-        <span className="stat-value" data-testid="virtual-time">
-          {formatTime(view.now)}
-        </span>
-        <span className="stat-sub">
-          {view.playing ? `running at ${formatSpeed(view.speed)}` : `paused at ${view.now.toLocaleString("en-US")} µs`}
-        </span>
-      </div>
-      <div className="stat">
         <span className="stat-label">Leader</span>
         <span className="stat-value" data-testid="leader">
           {leader ? leader.id : "none"}
         </span>
         <span className="stat-sub">{leader ? `term ${leader.term}` : "no leader right now"}</span>
       </div>
+      <div className="stat">
+        <span className="stat-label">Lease</span>
+        <span className="stat-value">{view.leases[0]?.holder ?? "free"}</span>
+        <span className="stat-sub">
+          {view.leases[0] ? (view.leases[0].holder ? `token ${view.leases[0].token}` : view.leases[0].state) : "no holders"}
+        </span>
+      </div>
       <div className={view.violations > 0 ? "stat bad" : "stat"}>
         <span className="stat-label">Violations</span>
         <span className="stat-value" data-testid="violations">
           {view.violations}
         </span>
-        <span className="stat-sub">{view.violations > 0 ? "safety broken: see below" : "all invariants hold"}</span>
+        <span className="stat-sub">{view.violations > 0 ? "safety broken: see Invariants" : "all invariants hold"}</span>
       </div>
       <div className="stat">
         <span className="stat-label">Run</span>
-        <span className="stat-value">seed {view.seed}</span>
+        <span className="stat-value">{view.playing ? "running" : view.halted ? "stopped" : "paused"}</span>
         <span className="stat-sub">
-          {view.nodes.length} nodes · <span data-testid="events">{view.eventsProcessed}</span> events
+          <span data-testid="events">{view.eventsHandled}</span> events · {view.nodes.length} nodes · {view.holders.length} holders
         </span>
       </div>
     </section>
   );
 }
 
-function NodeTable({ view }: { view: SimView }) {
-  const send = useLab(selectSend);
+/** After a Step: what that one event did, in words. */
+function LastStep({ view }: { view: SimView }) {
+  if (view.lastStep.length === 0) return null;
   return (
-    <section aria-labelledby="nodes-title">
-      <h2 id="nodes-title">Nodes</h2>
-      <table className="nodes">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">State</th>
-            <th scope="col">Term</th>
-            <th scope="col">Commit index</th>
-            <th scope="col">Last index</th>
-            <th scope="col">Voted for</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {view.nodes.map((n) => {
-            const state = n.status === "down" || n.role === null ? "down" : n.role;
-            return (
-              <tr key={n.id} aria-label={nodeLabel(n)} className={`node state-${state}${n.status === "paused" ? " paused" : ""}`}>
-                <th scope="row">{n.id}</th>
-                <td>
-                  <span className={`badge badge-${state}`}>
-                    <span aria-hidden="true" className="glyph">
-                      {GLYPH[state] ?? ""}
-                    </span>
-                    {stateText(n)}
-                  </span>
-                </td>
-                <td className="num">{n.term}</td>
-                <td className="num">{n.commitIndex ?? "–"}</td>
-                <td className="num">{n.lastIndex}</td>
-                <td>{n.votedFor ?? "–"}</td>
-                <td>
-                  <div className="actions">
-                    <button
-                      type="button"
-                      disabled={n.status === "down"}
-                      onClick={() => send({ type: "act", action: { type: "crash", proc: n.id } })}
-                    >
-                      Kill {n.id}
-                    </button>
-                    <button
-                      type="button"
-                      disabled={n.status !== "down"}
-                      onClick={() => send({ type: "act", action: { type: "restart", proc: n.id } })}
-                    >
-                      Restart {n.id}
-                    </button>
-                  </div>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </section>
-  );
-}
-
-/** A 16×16 icon drawn with one path; hidden from assistive technology (the button's text names it). */
-function Icon({ d }: { d: string }) {
-  return (
-    <svg className="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
-      <path d={d} fill="currentColor" />
-    </svg>
-  );
-}
-
-const GLYPH: Record<string, string> = {
-  leader: "★",
-  candidate: "?",
-  precandidate: "…",
-  follower: "●",
-  down: "✕",
-};
-
-function Violations({ view }: { view: SimView }) {
-  if (view.violations === 0) return null;
-  return (
-    <section className="violations" aria-labelledby="violations-title">
-      <h2 id="violations-title">Invariant violations ({view.violations})</h2>
-      <p>The run paused at the first new violation. Seed {view.seed} reproduces it.</p>
+    <section className="last-step" aria-label="Last step" aria-live="polite">
+      <strong>Step {view.eventsHandled}</strong> at {formatTime(view.now)}:
       <ul>
-        {view.recentViolations.map((v) => (
-          <li key={`${v.timeUs}-${v.invariant}-${v.detail}`}>
-            <strong>{v.invariant}</strong> at {formatTime(v.timeUs)} ({v.nodes.join(", ")}): {v.detail}
-          </li>
+        {view.lastStep.slice(0, 8).map((l, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines of one step are fixed and may repeat
+          <li key={i}>{l}</li>
         ))}
+        {view.lastStep.length > 8 && <li>… and {view.lastStep.length - 8} more</li>}
       </ul>
     </section>
+  );
+}
+
+function HelpOverlay() {
+  const open = useUi((u) => u.helpOpen);
+  const close = useUi((u) => u.closeHelp);
+  if (!open) return null;
+  return (
+    <div className="overlay" role="presentation">
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title">
+        <h2 id="help-title">Keyboard shortcuts</h2>
+        <table className="shortcuts">
+          <tbody>
+            {SHORTCUTS.map((s) => (
+              <tr key={s.keys}>
+                <th scope="row">
+                  <kbd>{s.keys}</kbd>
+                </th>
+                <td>{s.does}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="small-print">
+          Everything you see is a deterministic simulation: virtual time, one seeded random generator. The same seed and the same clicks
+          give the same run. Times are virtual ({formatTime(1_000_000)} = one simulated second).
+        </p>
+        <div className="actions dialog-actions">
+          <button type="button" className="primary" onClick={close}>
+            Close
+          </button>
+        </div>
+      </div>
+    </div>
   );
 }

@@ -22,7 +22,12 @@ export function connectSimulation(settings: RunSettings, notices: readonly strin
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   useLab.setState({ settings, notices, view: null, error: null, send });
   send({ type: "start", settings });
+  // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
+  const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });
+  document.addEventListener("visibilitychange", onVisibility);
+  if (document.visibilityState === "hidden") onVisibility();
   return () => {
+    document.removeEventListener("visibilitychange", onVisibility);
     worker.terminate();
     useLab.setState({ send: () => {} });
   };

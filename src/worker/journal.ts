@@ -47,6 +47,8 @@ export class Journal {
   private readonly holderLease = new Map<string, string>();
   private readonly holderToken = new Map<string, number | null>();
   private readonly seen = new Set<string>();
+  /** Nodes that currently lead (from role events): only a leader's commits make a line. */
+  private readonly leaders = new Set<string>();
 
   readonly listener = (e: TraceEvent): void => this.observe(e);
 
@@ -106,7 +108,17 @@ export class Journal {
       case "holder":
         this.onHolder(e);
         return;
+      case "role":
+        if (e.role === "leader") this.leaders.add(e.proc);
+        else this.leaders.delete(e.proc);
+        this.line(e);
+        return;
+      case "commit":
+        // Followers learn the same commit index a moment later: one line from the leader is enough.
+        if (this.leaders.has(e.proc)) this.line(e);
+        return;
       case "crash":
+        this.leaders.delete(e.proc);
         if (this.holderToken.has(e.proc)) this.closeHolderSpan(e.proc, e.t, "crash");
         this.holderState.delete(e.proc);
         this.line(e);
@@ -206,7 +218,8 @@ export class Journal {
     if (top !== prevTop && (top === "jeopardy" || top === "grace" || top === "lost")) {
       this.mark(e.leaseName, { t: e.t, kind: top, holder: id, token: e.token ?? had ?? 0 });
     }
-    if (prev !== e.state) this.line(e, prev);
+    // Retrying inside "requesting" (send, denied, send again) is noise: the deny line says it.
+    if (prev !== e.state && !(top === "requesting" && prevTop === "requesting")) this.line(e, prev);
   }
 
   private closeHolderSpan(id: string, t: number, end: string): void {

@@ -388,7 +388,7 @@ export class Simulation implements CheckerHost {
       if (top === undefined || top.at > time) break;
       this.queue.pop();
       if (this.process(top)) this.handled++;
-      if (stopWhen !== undefined && stopWhen()) return false;
+      if (stopWhen?.()) return false;
     }
     this._now = time;
     return true;

@@ -1,0 +1,240 @@
+/**
+ * The dashboard, end to end in Chromium: selected by role and accessible name, as a
+ * user (or a screen reader) would find things. Runs at 1x speed so waits stay short.
+ * Screenshots of the main states go to test-results/screens/.
+ */
+import { expect, type Locator, type Page, test } from "@playwright/test";
+
+const LEADER = /^(n\d+), leader, term (\d+)$/;
+
+/** "n3, leader, term 4" -> { id: "n3", term: 4 } */
+function parseLeader(label: string | null): { id: string; term: number } {
+  const m = LEADER.exec(label ?? "");
+  if (!m) throw new Error(`not a leader's label: ${label}`);
+  return { id: m[1] as string, term: Number(m[2]) };
+}
+
+/** The ring's node buttons, named exactly "n3, leader, term 4" (other panels' buttons say more). */
+function nodes(page: Page): Locator {
+  return page.getByRole("button", { name: /^n\d+, [a-z-]+(, paused)?, term \d+$/ });
+}
+
+function node(page: Page, id: string): Locator {
+  return page.getByRole("button", { name: new RegExp(`^${id}, [a-z-]+(, paused)?, term \\d+$`) });
+}
+
+async function leader(page: Page): Promise<{ id: string; term: number }> {
+  const l = page.getByRole("button", { name: LEADER });
+  await expect(l).toHaveCount(1);
+  return parseLeader(await l.getAttribute("aria-label"));
+}
+
+/** Fails the test on any uncaught error in the page or its worker. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  return errors;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `test-results/screens/${name}.png` });
+}
+
+async function pause(page: Page): Promise<void> {
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+}
+
+test("a leader appears; killing it brings a new leader with a higher term", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  // The simulation runs in a worker, not on the page's thread.
+  await expect.poll(() => page.workers().length).toBeGreaterThan(0);
+  const first = await leader(page);
+  await expect(page.getByTestId("leader")).toHaveText(first.id);
+  await shot(page, "01-running");
+
+  await node(page, first.id).click();
+  await page.getByRole("button", { name: `Kill ${first.id}` }).click();
+  await expect(page.getByRole("button", { name: `${first.id}, down, term ${first.term}`, exact: true })).toBeVisible();
+
+  const next = page.getByRole("button", { name: new RegExp(`^(?!${first.id},)n\\d+, leader, term \\d+$`) });
+  await expect(next).toHaveCount(1);
+  const second = parseLeader(await next.getAttribute("aria-label"));
+  expect(second.term).toBeGreaterThan(first.term);
+  await shot(page, "02-leader-killed");
+
+  // The old leader comes back as a follower of the new term.
+  await page.getByRole("button", { name: `Restart ${first.id}` }).click();
+  await expect(page.getByRole("button", { name: new RegExp(`^${first.id}, follower, term ${second.term}$`) })).toBeVisible();
+  await expect(page.getByTestId("violations")).toHaveText("0");
+  expect(errors).toEqual([]);
+});
+
+test("a minority partition cannot elect a leader or commit", async ({ page }) => {
+  await page.goto("/?seed=8&speed=1&holders=0&clients=2");
+  const old = await leader(page);
+  const others = (await nodes(page).evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? "")))
+    .map((l) => l.split(",")[0] as string)
+    .filter((id) => id !== old.id);
+  const buddy = others[0] as string;
+  const majority = others.slice(1);
+
+  // The leader and one follower on one side, the other three on the other.
+  await page.getByText("Partition into groups…").click();
+  for (const id of [old.id, buddy]) await page.getByRole("radio", { name: `${id} in group A` }).check();
+  for (const id of majority) await page.getByRole("radio", { name: `${id} in group B` }).check();
+  await page.getByRole("button", { name: "Apply partition" }).click();
+  await expect(page.getByTestId("network-status")).toContainText("Partitioned");
+
+  // The majority elects a new leader in a higher term.
+  const fresh = page.getByRole("button", { name: new RegExp(`^(${majority.join("|")}), leader, term \\d+$`) });
+  await expect(fresh).toHaveCount(1, { timeout: 20_000 });
+  expect(parseLeader(await fresh.getAttribute("aria-label")).term).toBeGreaterThan(old.term);
+
+  // The minority's commit index is stuck while the majority's grows, and the minority never leads.
+  const commitOf = async (id: string): Promise<number> => {
+    await node(page, id).click();
+    return Number(await page.getByTestId("commit-index").textContent());
+  };
+  const minorityBefore = await commitOf(buddy);
+  const majorityBefore = await commitOf(majority[0] as string);
+  await page.waitForTimeout(2500);
+  expect(await commitOf(buddy)).toBe(minorityBefore);
+  expect(await commitOf(majority[0] as string)).toBeGreaterThan(majorityBefore);
+  for (const id of [old.id, buddy]) {
+    await expect(page.getByRole("button", { name: new RegExp(`^${id}, leader, term (?!${old.term}$)\\d+$`) })).toHaveCount(0);
+  }
+  await shot(page, "03-minority-partition");
+
+  await page.getByRole("button", { name: "Heal network" }).click();
+  await expect(page.getByTestId("network-status")).toContainText("No partition");
+});
+
+/** Waits for a holder that holds the lease; returns its id and token. */
+async function holderWithLease(page: Page): Promise<{ id: string; token: number }> {
+  const h = page.getByRole("button", { name: /^holder h\d+, holding, token \d+/ }).first();
+  await expect(h).toBeVisible({ timeout: 20_000 });
+  const m = /^holder (h\d+), holding, token (\d+)/.exec((await h.getAttribute("aria-label")) ?? "");
+  if (!m) throw new Error("no holder label");
+  return { id: m[1] as string, token: Number(m[2]) };
+}
+
+test("a holder paused across its expiry writes late, and fenced storage rejects the stale token", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=2&speed=1&holders=2&clients=0");
+  const h = await holderWithLease(page);
+  await page.getByRole("button", { name: new RegExp(`^holder ${h.id}, `) }).click();
+  await page.getByLabel("seconds").fill("5");
+  await page.getByRole("button", { name: `GC pause ${h.id} before its write` }).click();
+
+  const storage = page.getByRole("region", { name: "Storage" });
+  await expect(storage.getByRole("row", { name: new RegExp(`rejected.*${h.id}|${h.id}.*rejected`) }).first()).toBeVisible({
+    timeout: 30_000,
+  });
+  await shot(page, "04-stale-write-rejected");
+  await expect(page.getByTestId("violations")).toHaveText("0");
+  expect(errors).toEqual([]);
+});
+
+test("with fencing off the same pause corrupts storage, and the checker panel reports it", async ({ page }) => {
+  await page.goto("/?seed=2&speed=1&holders=2&clients=0");
+  await page.getByRole("switch", { name: /Fencing/ }).click();
+  await expect(page.getByRole("switch", { name: /Fencing/ })).toHaveAttribute("aria-checked", "false");
+  const h = await holderWithLease(page);
+  await page.getByRole("button", { name: new RegExp(`^holder ${h.id}, `) }).click();
+  await page.getByLabel("seconds").fill("5");
+  await page.getByRole("button", { name: `GC pause ${h.id} before its write` }).click();
+
+  const checkers = page.getByTestId("checker-panel");
+  await expect(checkers.getByRole("alert")).toContainText("storage-corruption", { timeout: 30_000 });
+  await expect(page.getByTestId("violations")).not.toHaveText("0");
+  // The run paused at the violation so the user can look at it.
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+  await checkers.scrollIntoViewIfNeeded();
+  await shot(page, "05-fencing-off-violation");
+});
+
+test("Step advances exactly one event", async ({ page }) => {
+  await page.goto("/?seed=3&speed=1");
+  await leader(page);
+  await pause(page);
+  const events = page.getByTestId("events");
+  const time = page.getByTestId("virtual-time");
+  const before = Number(await events.textContent());
+  const pausedTime = await time.textContent();
+  await page.waitForTimeout(300);
+  await expect(events).toHaveText(String(before));
+  await expect(time).toHaveText(pausedTime ?? "");
+  for (let i = 1; i <= 3; i++) {
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    await expect(events).toHaveText(String(before + i));
+    await expect(page.getByRole("region", { name: "Last step" })).toContainText(`Step ${before + i}`);
+  }
+  await page.keyboard.press("s");
+  await expect(events).toHaveText(String(before + 4));
+  await shot(page, "06-step");
+});
+
+test("the same ?seed= gives the same first leader and term in two fresh pages", async ({ browser }) => {
+  const results: { id: string; term: number }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto("/?seed=20240611&speed=1");
+    await expect(page.getByTestId("seed")).toHaveText("20240611");
+    results.push(await leader(page));
+    await context.close();
+  }
+  expect(results[1]).toEqual(results[0]);
+});
+
+test("bad URL parameters show a clear message and the run goes on with defaults", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=abc&nodes=3&election=300-100&speed=1");
+  const alert = page.getByRole("alert").filter({ hasText: "ignored" });
+  await expect(alert).toContainText("Ignored ?seed=abc");
+  await expect(alert).toContainText("Using seed 1 instead");
+  await expect(alert).toContainText("Ignored ?election=300-100");
+  await expect(page.getByTestId("seed")).toHaveText("1");
+  await expect(nodes(page)).toHaveCount(3);
+  await leader(page);
+  await shot(page, "07-bad-params");
+  expect(errors).toEqual([]);
+});
+
+test("keyboard: ? opens the shortcut help, Esc closes it, Space pauses", async ({ page }) => {
+  await page.goto("/?seed=5&speed=1");
+  await leader(page);
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+  await shot(page, "08-help");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await page.keyboard.press(" ");
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+});
+
+test("settings: bad values are refused with a reason, good ones start a new run named in the URL", async ({ page }) => {
+  await page.goto("/?seed=5&speed=1");
+  await leader(page);
+  await page.getByRole("button", { name: "Settings…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Settings" });
+  await dialog.getByLabel("Heartbeat (ms)").fill("900");
+  await expect(dialog.getByRole("alert")).toContainText("heartbeatIntervalMs must be shorter");
+  await expect(dialog.getByRole("button", { name: "Start this run" })).toBeDisabled();
+  await dialog.getByLabel("Heartbeat (ms)").fill("50");
+  await dialog.getByLabel("Cluster size").selectOption("7");
+  await dialog.getByLabel("Seed").fill("77");
+  await dialog.getByRole("button", { name: "Start this run" }).click();
+  await expect(nodes(page)).toHaveCount(7);
+  await expect(page.getByTestId("seed")).toHaveText("77");
+  expect(page.url()).toContain("seed=77");
+  expect(page.url()).toContain("nodes=7");
+  await leader(page);
+});

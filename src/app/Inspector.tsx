@@ -1,0 +1,337 @@
+/**
+ * The inspector: what is selected (a node, a holder, the storage, a message) with every
+ * fault for it one click away, and its full state on request.
+ */
+import { useId, useState } from "react";
+import type { Action } from "../core/sim/sim";
+import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
+import { formatDuration, formatTime, stateText } from "./format";
+import { selectInspection, selectSelect, selectSelected, selectSend, useLab } from "./store";
+
+function useAct(): (action: Action) => void {
+  const send = useLab(selectSend);
+  return (action) => send({ type: "act", action });
+}
+
+/** Seconds typed by the user -> whole µs, or null when it is not a sensible duration. */
+export function secondsToUs(raw: string): number | null {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 3600) return null;
+  return Math.max(1, Math.round(n * 1_000_000));
+}
+
+export function Inspector({ view }: { view: SimView }) {
+  const selected = useLab(selectSelected);
+  const select = useLab(selectSelect);
+  let body: React.ReactNode;
+  if (selected === null) {
+    body = <Hint view={view} />;
+  } else if (selected.kind === "node") {
+    const n = view.nodes.find((x) => x.id === selected.id);
+    body = n ? <NodeActions n={n} view={view} /> : <Gone what={selected.id} />;
+  } else if (selected.kind === "holder") {
+    const h = view.holders.find((x) => x.id === selected.id);
+    body = h ? <HolderActions h={h} view={view} /> : <Gone what={selected.id} />;
+  } else if (selected.kind === "storage") {
+    body = view.storage ? <StorageActions view={view} /> : <Gone what="the storage" />;
+  } else {
+    const m = view.messages.find((x) => x.id === selected.id);
+    body = m ? <MessageActions m={m} view={view} /> : <p>That message has arrived or was dropped. Pick another one in flight.</p>;
+  }
+  return (
+    <section className="panel inspector" aria-labelledby="inspector-title">
+      <div className="panel-head">
+        <h2 id="inspector-title">Inspector</h2>
+        {selected !== null && (
+          <button type="button" className="small" onClick={() => select(null)}>
+            Close
+          </button>
+        )}
+      </div>
+      {body}
+    </section>
+  );
+}
+
+function Gone({ what }: { what: string }) {
+  return <p>{what} is not part of this run.</p>;
+}
+
+function Hint({ view }: { view: SimView }) {
+  const select = useLab(selectSelect);
+  return (
+    <div className="hint-box">
+      <p>Click a node, a holder, the storage or a message in flight to act on it. Or pick one:</p>
+      <div className="chips">
+        {view.nodes.map((n) => (
+          <button type="button" key={n.id} className="chip" onClick={() => select({ kind: "node", id: n.id })}>
+            Select {n.id}
+          </button>
+        ))}
+        {view.holders.map((h) => (
+          <button type="button" key={h.id} className="chip" onClick={() => select({ kind: "holder", id: h.id })}>
+            Select {h.id}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Duration({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+  const id = useId();
+  return (
+    <span className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} type="number" min="0.01" max="3600" step="0.1" value={value} onChange={(e) => onChange(e.target.value)} />
+    </span>
+  );
+}
+
+function FullState({ target }: { target: InspectTarget }) {
+  const send = useLab(selectSend);
+  const inspection = useLab(selectInspection);
+  const mine = inspection !== null && JSON.stringify(inspection.target) === JSON.stringify(target);
+  return (
+    <div className="full-state">
+      <button type="button" className="small" onClick={() => send({ type: "inspect", target })}>
+        {mine ? "Refresh full state" : "Show full state"}
+      </button>
+      {mine && (
+        <>
+          <h4 className="inspection-title">{inspection.title}</h4>
+          <pre className="inspection">{inspection.text}</pre>
+        </>
+      )}
+    </div>
+  );
+}
+
+function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
+  const act = useAct();
+  const [pauseS, setPauseS] = useState("3");
+  const [drift, setDrift] = useState(String(n.driftPpm));
+  const driftId = useId();
+  const pauseUs = secondsToUs(pauseS);
+  const driftPpm = Number(drift);
+  const driftOk = Number.isInteger(driftPpm) && Math.abs(driftPpm) <= 500_000;
+  return (
+    <div className="inspect-body">
+      <h3>
+        {n.id}: {stateText(n)}, term {n.term}
+      </h3>
+      <dl className="facts">
+        <dt>Commit index</dt>
+        <dd data-testid="commit-index">{n.commitIndex ?? "unknown (down)"}</dd>
+        <dt>Last log index</dt>
+        <dd>{n.lastIndex}</dd>
+        <dt>Voted for</dt>
+        <dd>{n.votedFor ?? "nobody"}</dd>
+        <dt>Believes the leader is</dt>
+        <dd>{n.leaderHint ?? "unknown"}</dd>
+        <dt>Local clock</dt>
+        <dd>
+          {formatTime(n.clockUs)} ({n.driftPpm === 0 ? "no drift" : `${n.driftPpm > 0 ? "+" : ""}${n.driftPpm} ppm`})
+        </dd>
+        {n.electionTimerAt !== null && (
+          <>
+            <dt>Election timer</dt>
+            <dd>fires in {formatDuration(Math.max(0, n.electionTimerAt - view.now))}</dd>
+          </>
+        )}
+        {n.pausedUntil !== null && (
+          <>
+            <dt>Paused</dt>
+            <dd>wakes in {formatDuration(Math.max(0, n.pausedUntil - view.now))}</dd>
+          </>
+        )}
+      </dl>
+      <div className="actions">
+        <button type="button" className="danger" disabled={n.status === "down"} onClick={() => act({ type: "crash", proc: n.id })}>
+          Kill {n.id}
+        </button>
+        <button type="button" disabled={n.status !== "down"} onClick={() => act({ type: "restart", proc: n.id })}>
+          Restart {n.id}
+        </button>
+        <button
+          type="button"
+          disabled={n.status !== "up"}
+          onClick={() => act({ type: "timeout", proc: n.id })}
+          title="Make its election timer fire now: it starts an election"
+        >
+          Time out {n.id}
+        </button>
+      </div>
+      <div className="actions">
+        <Duration label="seconds" value={pauseS} onChange={setPauseS} />
+        <button type="button" disabled={n.status !== "up" || pauseUs === null} onClick={() => pauseUs && act({ type: "pause", proc: n.id, durationUs: pauseUs })}>
+          Pause {n.id}
+        </button>
+        <button type="button" disabled={n.status !== "paused"} onClick={() => act({ type: "resume", proc: n.id })}>
+          Resume {n.id}
+        </button>
+      </div>
+      <div className="actions">
+        <span className="field">
+          <label htmlFor={driftId}>drift (ppm)</label>
+          <input id={driftId} type="number" step="1000" min="-500000" max="500000" value={drift} onChange={(e) => setDrift(e.target.value)} />
+        </span>
+        <button type="button" disabled={!driftOk} onClick={() => act({ type: "clock", proc: n.id, driftPpm })}>
+          Set drift of {n.id}
+        </button>
+      </div>
+      {!driftOk && <p className="field-error">Drift must be a whole number of ppm between −500000 and 500000.</p>}
+      <FullState target={{ kind: "node", id: n.id }} />
+    </div>
+  );
+}
+
+function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
+  const act = useAct();
+  const [pauseS, setPauseS] = useState("3");
+  const pauseUs = secondsToUs(pauseS);
+  const [drift, setDrift] = useState(String(h.driftPpm));
+  const driftId = useId();
+  const driftPpm = Number(drift);
+  const driftOk = Number.isInteger(driftPpm) && Math.abs(driftPpm) <= 500_000;
+  return (
+    <div className="inspect-body">
+      <h3>
+        holder {h.id}: {h.state}
+        {h.token !== null ? `, token ${h.token}` : ""}
+      </h3>
+      <dl className="facts">
+        <dt>Wants lease</dt>
+        <dd>{h.leaseName}</dd>
+        <dt>Its own deadline</dt>
+        <dd>{h.deadlineAt === null ? "—" : `${formatDuration(h.deadlineAt - view.now)} left (by its own clock, with a safety margin)`}</dd>
+        <dt>Talks to</dt>
+        <dd>{h.target ?? "—"}</dd>
+        <dt>Writes</dt>
+        <dd>
+          {h.writesAccepted} accepted, {h.writesRejected} rejected
+        </dd>
+        {h.gcPauseArmedUs !== null && (
+          <>
+            <dt>GC pause armed</dt>
+            <dd>{formatDuration(h.gcPauseArmedUs)} after its next lease check</dd>
+          </>
+        )}
+        {h.pausedUntil !== null && (
+          <>
+            <dt>Paused</dt>
+            <dd>wakes in {formatDuration(Math.max(0, h.pausedUntil - view.now))}</dd>
+          </>
+        )}
+      </dl>
+      <div className="actions">
+        <Duration label="seconds" value={pauseS} onChange={setPauseS} />
+        <button
+          type="button"
+          disabled={h.status !== "up" || pauseUs === null}
+          onClick={() => pauseUs && act({ type: "pause", proc: h.id, durationUs: pauseUs })}
+          title="Freeze it now, like a stop-the-world garbage collection"
+        >
+          Pause holder {h.id}
+        </button>
+        <button
+          type="button"
+          disabled={h.status === "down" || pauseUs === null}
+          onClick={() => pauseUs && act({ type: "gc-pause", holder: h.id, durationUs: pauseUs })}
+          title="Freeze it at the worst moment: right after it checks its lease, before it writes"
+        >
+          GC pause {h.id} before its write
+        </button>
+        <button type="button" disabled={h.status !== "paused"} onClick={() => act({ type: "resume", proc: h.id })}>
+          Resume holder {h.id}
+        </button>
+      </div>
+      <div className="actions">
+        <button type="button" className="danger" disabled={h.status === "down"} onClick={() => act({ type: "crash", proc: h.id })}>
+          Crash holder {h.id}
+        </button>
+        <button type="button" disabled={h.status !== "down"} onClick={() => act({ type: "restart", proc: h.id })}>
+          Restart holder {h.id}
+        </button>
+        <button type="button" disabled={h.status !== "up" || h.token === null} onClick={() => act({ type: "release", holder: h.id })}>
+          Release {h.id}'s lease
+        </button>
+      </div>
+      <div className="actions">
+        <span className="field">
+          <label htmlFor={driftId}>drift (ppm)</label>
+          <input id={driftId} type="number" step="1000" min="-500000" max="500000" value={drift} onChange={(e) => setDrift(e.target.value)} />
+        </span>
+        <button type="button" disabled={!driftOk} onClick={() => act({ type: "clock", proc: h.id, driftPpm })}>
+          Set drift of {h.id}
+        </button>
+      </div>
+      <FullState target={{ kind: "holder", id: h.id }} />
+    </div>
+  );
+}
+
+function StorageActions({ view }: { view: SimView }) {
+  const act = useAct();
+  const s = view.storage;
+  if (s === null) return null;
+  return (
+    <div className="inspect-body">
+      <h3>
+        storage {s.id}: fencing {s.fencing ? "on" : "off"}
+      </h3>
+      <p>
+        {s.accepted} writes accepted, {s.rejected} rejected.
+      </p>
+      <div className="actions">
+        <button type="button" onClick={() => act({ type: "fencing", on: !s.fencing })}>
+          Turn fencing {s.fencing ? "off" : "on"}
+        </button>
+        <button type="button" className="danger" disabled={s.status === "down"} onClick={() => act({ type: "crash", proc: s.id })}>
+          Kill storage
+        </button>
+        <button type="button" disabled={s.status !== "down"} onClick={() => act({ type: "restart", proc: s.id })}>
+          Restart storage
+        </button>
+      </div>
+      <FullState target={{ kind: "storage" }} />
+    </div>
+  );
+}
+
+function MessageActions({ m, view }: { m: MessageView; view: SimView }) {
+  const act = useAct();
+  const select = useLab(selectSelect);
+  return (
+    <div className="inspect-body">
+      <h3>
+        {m.label} from {m.from} to {m.to}
+      </h3>
+      <p>{m.detail}</p>
+      <dl className="facts">
+        <dt>Sent</dt>
+        <dd>{formatTime(m.sentAt)}</dd>
+        <dt>Arrives</dt>
+        <dd>
+          {formatTime(m.deliverAt)}
+          {m.queued ? " (waiting: its receiver is paused)" : ` (in ${formatDuration(Math.max(0, m.deliverAt - view.now))})`}
+        </dd>
+        <dt>Fate</dt>
+        <dd>{m.fate === "ok" ? "will arrive" : m.fate === "loss" ? "will be lost" : `blocked (${m.fate})`}</dd>
+      </dl>
+      <div className="actions">
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            act({ type: "drop-message", id: m.id });
+            select(null);
+          }}
+        >
+          Drop this message
+        </button>
+      </div>
+      <FullState target={{ kind: "message", id: m.id }} />
+    </div>
+  );
+}

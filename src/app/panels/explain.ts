@@ -1,0 +1,202 @@
+/**
+ * Plain-words helpers for the holder, storage, checker and event-log panels. Pure
+ * functions of view data, so they can be tested without a DOM.
+ */
+import type { CheckerView, EventCategory, EventLine, HolderView, StorageWriteView } from "../../worker/protocol";
+import { formatTime } from "../format";
+
+// ---------------------------------------------------------------------------------
+// Holders
+
+const TOP_WORDS: Record<string, string> = {
+  idle: "not started yet",
+  requesting: "asking for the lease",
+  holding: "holding",
+  jeopardy: "jeopardy: must not write",
+  grace: "grace: lease ran out",
+  lost: "lost the lease",
+  releasing: "giving it back",
+  released: "released",
+  down: "down",
+};
+
+const SUB_WORDS: Record<string, string> = {
+  "requesting.sending": "asking for the lease",
+  "requesting.backoff": "asking, retry soon",
+  "requesting.denied": "denied, will retry",
+  "holding.waiting": "holding",
+  "holding.renewing": "holding, renewing",
+  "holding.backoff": "holding, renewal failed",
+  "releasing.sending": "giving it back",
+  "releasing.backoff": "giving it back, retry soon",
+};
+
+/** A holder's dotted state in a few words: "holding.renewing" -> "holding, renewing". */
+export function holderStateWords(state: string): string {
+  const exact = SUB_WORDS[state];
+  if (exact !== undefined) return exact;
+  const [head = state, sub] = state.split(".", 2);
+  const top = TOP_WORDS[head] ?? head;
+  if (sub === undefined) return top;
+  if (sub === "renewing") return `${top}, renewing`;
+  if (sub === "backoff") return `${top}, renewal failed`;
+  return `${top}, ${sub}`;
+}
+
+/** What each top-level state means, one sentence (the table's tooltip). */
+export const STATE_MEANING: Record<string, string> = {
+  idle: "Not started: it waits a moment before asking for the lease.",
+  requesting: "Asking the leader for the lease (retrying on silence, waiting when someone else holds it).",
+  holding: "Holds the lease: it may write, and renews it before its own deadline.",
+  jeopardy: "Its own safe deadline passed without a renewal: it must not write, but keeps trying to renew until the lease's nominal end.",
+  grace: "The lease's nominal end passed: a grace period in which a late renewal can still save it (no writes).",
+  lost: "The lease is gone: it will ask for a new one later.",
+  releasing: "Giving the lease back (a revoke through the log).",
+  released: "Gave the lease back: done.",
+  down: "The holder process crashed.",
+};
+
+/** Seconds with one decimal below a minute: "1.2 s", "45.0 s"; longer as formatted minutes. */
+function seconds(us: number): string {
+  const s = Math.abs(us) / 1_000_000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - m * 60)} s`;
+}
+
+/** The holder's own view of its lease: "1.2 s left", "0.3 s past deadline", or "—". */
+export function timeLeftText(deadlineAt: number | null, now: number): string {
+  if (deadlineAt === null) return "—";
+  const left = deadlineAt - now;
+  return left >= 0 ? `${seconds(left)} left` : `${seconds(left)} past deadline`;
+}
+
+/** The end of grace, if the holder is counting one: "grace until 12.345 s", or null. */
+export function graceText(h: HolderView): string | null {
+  return h.graceEndAt === null ? null : `grace until ${formatTime(h.graceEndAt)}`;
+}
+
+/** What is done to the holder process: "down", "paused until 12.345 s", "GC pause armed (300 ms)", "running". */
+export function holderStatusText(h: HolderView): string {
+  if (h.status === "down") return "down";
+  if (h.status === "paused") return h.pausedUntil === null ? "paused" : `paused until ${formatTime(h.pausedUntil)}`;
+  if (h.gcPauseArmedUs !== null) return `GC pause armed (${Math.round(h.gcPauseArmedUs / 1000)} ms)`;
+  return "running";
+}
+
+/** The accessible name of a holder's row: "holder h2, holding.waiting, token 33". */
+export function holderRowLabel(h: HolderView): string {
+  const state = h.status === "down" ? "down" : h.state;
+  const paused = h.status === "paused" ? ", paused" : "";
+  return `holder ${h.id}, ${state}${paused}, ${h.token === null ? "no token" : `token ${h.token}`}`;
+}
+
+/** The badge text on the statechart: "h2", or "h2 ⏸" while paused. */
+export function holderBadgeText(h: HolderView): string {
+  return h.status === "paused" ? `${h.id} ⏸` : h.id;
+}
+
+// ---------------------------------------------------------------------------------
+// Storage
+
+/** What the storage did with a write: "✓ accepted", "✗ rejected: token 33 < 34 already seen". */
+export function writeResultText(w: StorageWriteView): string {
+  if (!w.accepted) return `✗ rejected: token ${w.token} < ${w.highestAfter} already seen`;
+  if (w.token < w.highestAfter) return `✓ accepted, but stale: token ${w.token} < ${w.highestAfter} already seen (fencing off)`;
+  return "✓ accepted";
+}
+
+/** A write that carried an older token than the storage had seen (rejected, or let through with fencing off). */
+export function writeIsStale(w: StorageWriteView): boolean {
+  return w.token < w.highestAfter;
+}
+
+/** The accessible name of a write's row: "rejected: h1 wrote token 33 to account at 12.345 s". */
+export function writeRowLabel(w: StorageWriteView): string {
+  const verdict = w.accepted ? (writeIsStale(w) ? "accepted although stale" : "accepted") : "rejected";
+  return `${verdict}: ${w.holder} wrote token ${w.token} to ${w.resource} at ${formatTime(w.t)}`;
+}
+
+export function fencingSentence(on: boolean): string {
+  return on ? "rejects any write with a token lower than the highest it has seen" : "accepts every write (an efficiency lock only)";
+}
+
+// ---------------------------------------------------------------------------------
+// Checkers
+
+/** The invariants about leases, tokens and storage; every other one is about Raft. */
+export const LEASE_INVARIANTS: ReadonlySet<string> = new Set([
+  "lease-exclusive",
+  "token-monotonic",
+  "fencing-monotonic",
+  "storage-corruption",
+  "lease-keys",
+  "renewed-lease-kept",
+]);
+
+export function groupCheckers(checkers: readonly CheckerView[]): { raft: CheckerView[]; lease: CheckerView[] } {
+  const raft: CheckerView[] = [];
+  const lease: CheckerView[] = [];
+  for (const c of checkers) (LEASE_INVARIANTS.has(c.invariant) ? lease : raft).push(c);
+  return { raft, lease };
+}
+
+/** "✓ holds" or "✗ violated (2)". */
+export function checkerStatusText(c: CheckerView): string {
+  return c.violations === 0 ? "✓ holds" : `✗ violated (${c.violations})`;
+}
+
+// ---------------------------------------------------------------------------------
+// Event log
+
+export const EVENT_CATEGORIES: readonly EventCategory[] = [
+  "election",
+  "replication",
+  "lease",
+  "holder",
+  "storage",
+  "fault",
+  "message",
+  "violation",
+  "note",
+];
+
+/** Every category but "message" (noisy) is shown at first. */
+export const DEFAULT_EVENT_CATEGORIES: ReadonlySet<EventCategory> = new Set(EVENT_CATEGORIES.filter((c) => c !== "message"));
+
+/** Lines shown at most. */
+export const EVENT_LINES_SHOWN = 200;
+
+export function countByCategory(events: readonly EventLine[]): Record<EventCategory, number> {
+  const counts = Object.fromEntries(EVENT_CATEGORIES.map((c) => [c, 0])) as Record<EventCategory, number>;
+  for (const e of events) counts[e.category] += 1;
+  return counts;
+}
+
+/**
+ * The lines to show, newest first: in an enabled category, and matching every word of
+ * `query` (case-insensitive) in the text, the category or a process id.
+ */
+export function filterEvents(
+  events: readonly EventLine[],
+  enabled: ReadonlySet<EventCategory>,
+  query: string,
+  limit: number = EVENT_LINES_SHOWN,
+): EventLine[] {
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w.length > 0);
+  const out: EventLine[] = [];
+  for (let i = events.length - 1; i >= 0 && out.length < limit; i--) {
+    const e = events[i] as EventLine;
+    if (!enabled.has(e.category)) continue;
+    if (words.length > 0) {
+      const text = e.text.toLowerCase();
+      const ok = words.every((w) => text.includes(w) || e.category === w || e.procs.some((p) => p.toLowerCase() === w));
+      if (!ok) continue;
+    }
+    out.push(e);
+  }
+  return out;
+}

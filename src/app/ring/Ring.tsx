@@ -1,0 +1,120 @@
+/**
+ * The cluster ring panel. React renders the section, the heading, an empty <svg> and
+ * the legend; everything inside the <svg> belongs to the d3 drawing (ringDrawing.ts),
+ * created once per mounted <svg> and fed every new view straight from the store.
+ */
+import { useEffect, useRef } from "react";
+import { type LabState, useLab } from "../store";
+import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
+import { createRingDrawing } from "./ringDrawing";
+import "./Ring.css";
+
+const selectHasView = (s: LabState): boolean => s.view !== null;
+
+/** The cluster ring panel; nothing until the first view arrives. */
+export function Ring() {
+  const hasView = useLab(selectHasView);
+  return hasView ? <RingPanel /> : null;
+}
+
+/** The panel itself (exported for tests: server rendering never sees the store's updates). */
+export function RingPanel() {
+  return (
+    <section className="panel ring-panel" aria-labelledby="ring-title">
+      <h2 id="ring-title">Cluster</h2>
+      <RingCanvas />
+      <RingLegend />
+    </section>
+  );
+}
+
+/**
+ * The <svg> the drawing owns. The component never re-renders on a new view: it
+ * subscribes to the store and hands each new view (with the real time it arrived, for
+ * smooth motion between views) and the selection/highlight to the drawing.
+ */
+function RingCanvas() {
+  const ref = useRef<SVGSVGElement>(null);
+  useEffect(() => {
+    const svg = ref.current;
+    if (svg === null) return;
+    const drawing = createRingDrawing(svg, { select: (t) => useLab.getState().select(t) });
+    let receivedAt = performance.now();
+    const draw = (s: LabState): void => {
+      if (s.view !== null) drawing.update(s.view, receivedAt, { selected: s.selected, highlight: s.highlight });
+    };
+    draw(useLab.getState());
+    const unsubscribe = useLab.subscribe((s, prev) => {
+      if (s.view !== prev.view) receivedAt = performance.now();
+      if (s.view !== prev.view || s.selected !== prev.selected || s.highlight !== prev.highlight) draw(s);
+    });
+    return () => {
+      unsubscribe();
+      drawing.destroy();
+    };
+  }, []);
+  // role="group", not "img": the drawing has buttons inside (nodes, holders, storage).
+  // biome-ignore lint/a11y/useSemanticElements: an <svg> cannot be a <fieldset>; role="group" is the right role for it.
+  return <svg ref={ref} className="ring-svg" role="group" aria-label="Cluster ring" viewBox="0 0 620 520" />;
+}
+
+const ROLES = ["leader", "candidate", "precandidate", "follower", "down"] as const;
+
+const MESSAGE_KINDS: readonly { label: string; text: string }[] = [
+  { label: "vote", text: "vote" },
+  { label: "append", text: "append / heartbeat" },
+  { label: "refresh", text: "lease grant / refresh" },
+  { label: "write", text: "storage write" },
+  { label: "reply", text: "other" },
+];
+
+function RingLegend() {
+  return (
+    <div className="ring-legend">
+      <ul aria-label="Node roles">
+        {ROLES.map((r) => (
+          <li key={r}>
+            <span className="lg-node" style={{ background: ROLE_COLOR[r], color: textOn(ROLE_COLOR[r]) }} aria-hidden="true">
+              {ROLE_GLYPH[r]}
+            </span>
+            {ROLE_TEXT[r]}
+          </li>
+        ))}
+      </ul>
+      <ul aria-label="Messages">
+        {MESSAGE_KINDS.map((k) => (
+          <li key={k.text}>
+            <span className="lg-dot" style={{ background: messageColor(k.label) }} aria-hidden="true" />
+            {k.text}
+          </li>
+        ))}
+      </ul>
+      <ul aria-label="Symbols">
+        <li>
+          <span className="lg-sym lg-timer" aria-hidden="true" />
+          election timer (empties, then an election)
+        </li>
+        <li>
+          <span className="lg-sym lg-vote" aria-hidden="true" style={{ background: OKABE_ITO.green }} />
+          vote received
+        </li>
+        <li>
+          <span className="lg-sym lg-paused" aria-hidden="true">
+            ‖
+          </span>
+          paused (frozen)
+        </li>
+        <li>
+          <span className="lg-sym lg-cut" aria-hidden="true">
+            ✕
+          </span>
+          link cut / message dropped
+        </li>
+        <li>
+          <span className="lg-sym lg-group" aria-hidden="true" />
+          partition group
+        </li>
+      </ul>
+    </div>
+  );
+}

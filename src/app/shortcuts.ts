@@ -1,0 +1,113 @@
+/** Keyboard shortcuts: one table drives both the key handler and the help overlay. */
+import type { Action } from "../core/sim/sim";
+import type { SimView } from "../worker/protocol";
+import { type Selection, useLab } from "./store";
+import { useUi } from "./ui";
+
+export interface Shortcut {
+  readonly keys: string;
+  readonly does: string;
+}
+
+/** Seconds a keyboard pause lasts. */
+export const KEY_PAUSE_US = 3_000_000;
+
+export const SHORTCUTS: readonly Shortcut[] = [
+  { keys: "Space", does: "Play or pause" },
+  { keys: "S", does: "Step: process exactly one event" },
+  { keys: "R", does: "Reset: start this run again from time zero" },
+  { keys: "1 – 9", does: "Select node n1 … n9" },
+  { keys: "L", does: "Select the leader" },
+  { keys: "K", does: "Kill the selected node or holder (the leader if nothing is selected)" },
+  { keys: "U", does: "Restart the selected node or holder" },
+  { keys: "P", does: "Pause the selected node or holder for 3 seconds" },
+  { keys: "G", does: "GC-pause the selected holder (or h1) for 3 seconds between its check and its write" },
+  { keys: "T", does: "Force an election timeout on the selected node" },
+  { keys: "I", does: "Isolate the leader in a partition" },
+  { keys: "H", does: "Heal the network" },
+  { keys: "F", does: "Switch the storage's fencing on or off" },
+  { keys: "Z", does: "Presenter zoom: bigger text" },
+  { keys: "?", does: "Show or hide this help" },
+  { keys: "Esc", does: "Close a dialog, or clear the selection" },
+];
+
+/** The process a key acts on: the selected node or holder, else `fallback`. */
+function target(sel: Selection, fallback: string | null): string | null {
+  if (sel !== null && (sel.kind === "node" || sel.kind === "holder")) return sel.id;
+  return fallback;
+}
+
+/** Handles one key press; returns true when it was a shortcut. */
+export function handleKey(key: string, view: SimView): boolean {
+  const lab = useLab.getState();
+  const ui = useUi.getState();
+  const act = (action: Action): void => lab.send({ type: "act", action });
+  const sel = lab.selected;
+  switch (key) {
+    case " ":
+      lab.send({ type: view.playing ? "pause" : "play" });
+      return true;
+    case "s":
+      lab.send({ type: "step" });
+      return true;
+    case "r":
+      ui.reset();
+      return true;
+    case "l":
+      if (view.leader !== null) lab.select({ kind: "node", id: view.leader });
+      return true;
+    case "k": {
+      const id = target(sel, view.leader);
+      if (id !== null) act({ type: "crash", proc: id });
+      return true;
+    }
+    case "u": {
+      const id = target(sel, null);
+      if (id !== null) act({ type: "restart", proc: id });
+      return true;
+    }
+    case "p": {
+      const id = target(sel, null);
+      if (id !== null) act({ type: "pause", proc: id, durationUs: KEY_PAUSE_US });
+      return true;
+    }
+    case "g": {
+      const id = sel?.kind === "holder" ? sel.id : (view.holders[0]?.id ?? null);
+      if (id !== null) act({ type: "gc-pause", holder: id, durationUs: KEY_PAUSE_US });
+      return true;
+    }
+    case "t": {
+      const id = sel?.kind === "node" ? sel.id : null;
+      if (id !== null) act({ type: "timeout", proc: id });
+      return true;
+    }
+    case "i":
+      if (view.leader !== null) act({ type: "partition", groups: [[view.leader], ["others"]] });
+      return true;
+    case "h":
+      act({ type: "heal" });
+      return true;
+    case "f":
+      if (view.storage !== null) act({ type: "fencing", on: !view.storage.fencing });
+      return true;
+    case "z":
+      ui.cycleZoom();
+      return true;
+    case "?":
+      ui.toggleHelp();
+      return true;
+    case "escape":
+      if (ui.helpOpen) ui.closeHelp();
+      else if (ui.settingsOpen) ui.closeSettings();
+      else lab.select(null);
+      return true;
+    default: {
+      if (/^[1-9]$/.test(key)) {
+        const n = view.nodes[Number(key) - 1];
+        if (n) lab.select({ kind: "node", id: n.id });
+        return true;
+      }
+      return false;
+    }
+  }
+}

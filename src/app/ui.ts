@@ -1,0 +1,51 @@
+/** Page-only state (dialogs, presenter zoom) and the commands that start runs. */
+import { create } from "zustand";
+import type { RunSettings } from "../worker/protocol";
+import { toSearch } from "./params";
+import { useLab } from "./store";
+
+export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
+
+export interface UiState {
+  readonly settingsOpen: boolean;
+  readonly helpOpen: boolean;
+  /** Presenter zoom: the root font size scales by this. */
+  readonly zoom: number;
+  readonly openSettings: () => void;
+  readonly closeSettings: () => void;
+  readonly toggleHelp: () => void;
+  readonly closeHelp: () => void;
+  readonly cycleZoom: () => void;
+  /** Starts the current run again from time zero. */
+  readonly reset: () => void;
+}
+
+/** Starts a run with these settings and makes the URL name it (so a reload or a shared link gives the same run). */
+export function startRun(settings: RunSettings): void {
+  useLab.getState().send({ type: "start", settings });
+  useLab.setState({ settings });
+  if (typeof window !== "undefined") {
+    const url = `${window.location.pathname}${toSearch(settings)}${window.location.hash}`;
+    window.history.replaceState(null, "", url);
+  }
+}
+
+export const useUi = create<UiState>()((set, get) => ({
+  settingsOpen: false,
+  helpOpen: false,
+  zoom: 1,
+  openSettings: () => set({ settingsOpen: true, helpOpen: false }),
+  closeSettings: () => set({ settingsOpen: false }),
+  toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),
+  closeHelp: () => set({ helpOpen: false }),
+  cycleZoom: () => {
+    const i = ZOOMS.indexOf(get().zoom);
+    const zoom = ZOOMS[(i + 1) % ZOOMS.length] as number;
+    set({ zoom });
+    if (typeof document !== "undefined") document.documentElement.style.fontSize = `${16 * zoom}px`;
+  },
+  reset: () => {
+    const s = useLab.getState().settings;
+    if (s !== null) startRun({ ...s, speed: useLab.getState().view?.speed ?? s.speed, autoplay: true });
+  },
+}));

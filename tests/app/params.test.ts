@@ -1,0 +1,112 @@
+/** URL parameters, the settings dialog's validation, and the partition editor's grouping. */
+import { describe, expect, it } from "vitest";
+import { partitionGroups } from "../../src/app/NetworkTools";
+import { DEFAULT_SETTINGS, DEFAULT_TIMING, parseParams, toSearch } from "../../src/app/params";
+import { settingsFromDraft } from "../../src/app/SettingsDialog";
+import { nearestSpeedIndex } from "../../src/app/Toolbar";
+import { SPEEDS } from "../../src/worker/protocol";
+
+describe("URL parameters", () => {
+  it("no parameters: the defaults, no problems", () => {
+    expect(parseParams("")).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+  });
+
+  it("reads every setting, timing included", () => {
+    const { settings, problems } = parseParams("?seed=42&nodes=7&holders=10&clients=0&speed=1&election=300-600&heartbeat=100&latency=5-30&ttl=4000&renew=0.5&grace=800");
+    expect(problems).toEqual([]);
+    expect(settings).toMatchObject({ seed: 42, nodes: 7, holders: 10, speed: 1, clients: { count: 0, workload: "none" } });
+    expect(settings.timing).toEqual({
+      electionTimeoutMinMs: 300,
+      electionTimeoutMaxMs: 600,
+      heartbeatIntervalMs: 100,
+      latencyMinMs: 5,
+      latencyMaxMs: 30,
+      leaseTtlMs: 4000,
+      renewFraction: 0.5,
+      gracePeriodMs: 800,
+    });
+  });
+
+  it("each bad value falls back alone, with a sentence naming it", () => {
+    const { settings, problems } = parseParams("?seed=1e9&nodes=0&election=300-100&renew=2&ttl=abc");
+    expect(settings.seed).toBe(1);
+    expect(settings.nodes).toBe(5);
+    expect(settings.timing).toEqual(DEFAULT_TIMING);
+    expect(problems).toHaveLength(5);
+    expect(problems[0]).toMatch(/^Ignored \?seed=1e9: seed must be a whole number/);
+    expect(problems.join(" ")).toMatch(/Ignored \?election=300-100: election must be a range/);
+  });
+
+  it("values that clash with each other reset the timing, with the reason", () => {
+    const { settings, problems } = parseParams("?heartbeat=500");
+    expect(settings.timing).toEqual(DEFAULT_TIMING);
+    expect(problems).toEqual([expect.stringMatching(/heartbeatIntervalMs must be shorter than electionTimeoutMinMs/)]);
+  });
+
+  it("a very long bad value is shortened in the message", () => {
+    const { problems } = parseParams(`?seed=${"x".repeat(500)}`);
+    expect(problems[0]?.length).toBeLessThan(200);
+  });
+
+  it("toSearch names the run: parsing it back gives the same settings", () => {
+    const s = parseParams("?seed=9&nodes=3&holders=4&speed=0.2&election=200-400&ttl=3000&renew=0.5&grace=250").settings;
+    expect(parseParams(toSearch(s)).settings).toEqual(s);
+    expect(toSearch(DEFAULT_SETTINGS)).toBe("?seed=1");
+  });
+});
+
+describe("settings dialog", () => {
+  const draft = {
+    seed: "5",
+    nodes: "5",
+    holders: "3",
+    clients: "2",
+    electionTimeoutMinMs: "150",
+    electionTimeoutMaxMs: "300",
+    heartbeatIntervalMs: "50",
+    latencyMinMs: "10",
+    latencyMaxMs: "20",
+    leaseTtlMs: "2000",
+    renewFraction: "0.33",
+    gracePeriodMs: "0",
+  };
+
+  it("accepts good values", () => {
+    const r = settingsFromDraft(draft, DEFAULT_SETTINGS);
+    expect(r.problems).toEqual([]);
+    expect(r.settings?.seed).toBe(5);
+    expect(r.settings?.timing.renewFraction).toBe(0.33);
+  });
+
+  it("refuses empty, non-numeric and clashing values, each with a reason", () => {
+    expect(settingsFromDraft({ ...draft, seed: "" }, DEFAULT_SETTINGS).problems).toEqual(["Seed must be a number."]);
+    expect(settingsFromDraft({ ...draft, holders: "99" }, DEFAULT_SETTINGS).problems).toEqual(["Holders must be a whole number from 0 to 20."]);
+    const clash = settingsFromDraft({ ...draft, latencyMinMs: "50", latencyMaxMs: "10" }, DEFAULT_SETTINGS);
+    expect(clash.settings).toBeNull();
+    expect(clash.problems).toEqual(["latencyMaxMs must be at least latencyMinMs"]);
+  });
+});
+
+describe("partition editor", () => {
+  const ids = ["n1", "n2", "n3", "h1", "s1"];
+  it("groups assigned processes, leaving the rest reachable by all", () => {
+    expect(partitionGroups({ n1: 0, n2: 1, n3: 1, s1: 0 }, ids)).toEqual([
+      ["n1", "s1"],
+      ["n2", "n3"],
+    ]);
+  });
+  it("skips empty groups and needs at least two", () => {
+    expect(partitionGroups({ n1: 2, n2: 0 }, ids)).toEqual([["n2"], ["n1"]]);
+    expect(partitionGroups({ n1: 1, n2: 1 }, ids)).toBeNull();
+    expect(partitionGroups({}, ids)).toBeNull();
+  });
+});
+
+describe("speed slider", () => {
+  it("snaps any speed to the nearest offered one on a log scale", () => {
+    expect(SPEEDS[nearestSpeedIndex(0.05)]).toBe(0.05);
+    expect(SPEEDS[nearestSpeedIndex(0.06)]).toBe(0.05);
+    expect(SPEEDS[nearestSpeedIndex(0.09)]).toBe(0.1);
+    expect(SPEEDS[nearestSpeedIndex(100)]).toBe(SPEEDS.at(-1));
+  });
+});
