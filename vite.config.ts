@@ -25,6 +25,6 @@ function openOnlyWithDisplay(): Plugin {
 export default defineConfig({
   plugins: [react(), openOnlyWithDisplay()],
   worker: { format: "es" },
-  build: { target: "es2022", sourcemap: true },
+  build: { target: "es2022", sourcemap: true, minify: process.env.NO_MINIFY ? false : "oxc" },
   preview: { port: 4173 },
 });

@@ -34,6 +34,30 @@ async function waitForServer(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
+/** Runs in the page: collects requestAnimationFrame intervals and long tasks for SECONDS seconds. */
+const MEASURE = `new Promise((resolve) => {
+  const longTasks = [];
+  const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
+  obs.observe({ type: "longtask", buffered: false });
+  const frames = [];
+  let views = 0;
+  let messagesDrawn = 0;
+  const timeEl = document.querySelector("[data-testid=virtual-time]");
+  let lastText = timeEl ? timeEl.textContent : "";
+  let start = 0;
+  let prev = 0;
+  const loop = (t) => {
+    frames.push(t - prev);
+    prev = t;
+    const text = timeEl ? timeEl.textContent : "";
+    if (text !== lastText) { views++; lastText = text; }
+    messagesDrawn = Math.max(messagesDrawn, document.querySelectorAll("g.msg").length);
+    if (t - start < SECONDS * 1000) requestAnimationFrame(loop);
+    else { obs.disconnect(); resolve({ frames, longTasks, views, messagesDrawn }); }
+  };
+  requestAnimationFrame((t) => { start = t; prev = t; requestAnimationFrame(loop); });
+})`;
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
@@ -64,40 +88,8 @@ async function main(): Promise<void> {
     await page.getByRole("button", { name: /, leader, term \d+$/ }).first().waitFor({ timeout: 30_000 });
     // Let the lease holders start and the JIT warm up.
     await page.waitForTimeout(3000);
-    const sample: Sample = await page.evaluate(async (seconds: number) => {
-      const longTasks: number[] = [];
-      const obs = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) longTasks.push(e.duration);
-      });
-      obs.observe({ type: "longtask", buffered: false });
-      const frames: number[] = [];
-      let views = 0;
-      let messagesDrawn = 0;
-      const timeEl = document.querySelector("[data-testid=virtual-time]");
-      let lastText = timeEl?.textContent ?? "";
-      await new Promise<void>((resolve) => {
-        const start = performance.now();
-        let prev = start;
-        const loop = (t: number): void => {
-          frames.push(t - prev);
-          prev = t;
-          const text = timeEl?.textContent ?? "";
-          if (text !== lastText) {
-            views++;
-            lastText = text;
-          }
-          messagesDrawn = Math.max(messagesDrawn, document.querySelectorAll("[data-message-id]").length);
-          if (t - start < seconds * 1000) requestAnimationFrame(loop);
-          else resolve();
-        };
-        requestAnimationFrame((t) => {
-          prev = t;
-          requestAnimationFrame(loop);
-        });
-      });
-      obs.disconnect();
-      return { frames, longTasks, views, messagesDrawn };
-    }, SECONDS);
+    // A string, not a function: tsx's name-keeping helper (__name) does not exist in the page.
+    const sample = (await page.evaluate(MEASURE.replace("SECONDS", String(SECONDS)))) as Sample;
     await browser.close();
 
     const sorted = sample.frames.slice().sort((a, b) => a - b);

@@ -14,7 +14,8 @@ import { Ring } from "./ring/Ring";
 import { SettingsDialog } from "./SettingsDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
-import { selectDismissError, selectDismissNotices, selectError, selectNotices, selectView, useLab } from "./store";
+import { useShallow } from "zustand/react/shallow";
+import { selectDismissError, selectDismissNotices, selectError, selectHasView, selectNotices, useLab } from "./store";
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 
@@ -66,7 +67,7 @@ function ErrorBanner() {
   );
 }
 
-function Keys({ view }: { view: SimView }) {
+function Keys() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -76,17 +77,19 @@ function Keys({ view }: { view: SimView }) {
       // Buttons keep Space and Enter for themselves.
       if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
       if (useUi.getState().settingsOpen && key !== "escape") return;
-      if (handleKey(key, view)) e.preventDefault();
+      const view = useLab.getState().view;
+      if (view !== null && handleKey(key, view)) e.preventDefault();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [view]);
+  }, []);
   return null;
 }
 
+/** The page: each part subscribes to what it draws, so a new view re-renders only what changed. */
 function Body() {
-  const view = useLab(selectView);
-  if (view === null) {
+  const hasView = useLab(selectHasView);
+  if (!hasView) {
     return (
       <p className="loading" role="status">
         Starting the simulation…
@@ -95,27 +98,27 @@ function Body() {
   }
   return (
     <>
-      <Keys view={view} />
+      <Keys />
       <header className="top">
         <h1>Lease Lab</h1>
-        <Toolbar view={view} />
+        <Toolbar />
       </header>
-      <Summary view={view} />
-      <LastStep view={view} />
+      <Summary />
+      <LastStep />
       <main className="board">
         <div className="col-main">
           <Ring />
           <LogGrid />
         </div>
         <div className="col-side">
-          <Inspector view={view} />
+          <Inspector />
           <LeaseTimeline />
           <HolderPanel />
         </div>
         <div className="col-wide">
           <StoragePanel />
           <CheckerPanel />
-          <NetworkTools view={view} />
+          <NetworkTools />
           <EventLog />
         </div>
       </main>
@@ -123,7 +126,22 @@ function Body() {
   );
 }
 
-function Summary({ view }: { view: SimView }) {
+function Summary() {
+  const view = useLab(
+    useShallow((s) => {
+      const v = s.view as SimView;
+      return {
+        leader: v.leader,
+        nodes: v.nodes,
+        leases: v.leases,
+        violations: v.violations,
+        playing: v.playing,
+        halted: v.halted,
+        eventsHandled: v.eventsHandled,
+        holders: v.holders.length,
+      };
+    }),
+  );
   const leader = view.leader === null ? null : view.nodes.find((n) => n.id === view.leader);
   return (
     <section className="summary" aria-label="Summary">
@@ -152,7 +170,7 @@ function Summary({ view }: { view: SimView }) {
         <span className="stat-label">Run</span>
         <span className="stat-value">{view.playing ? "running" : view.halted ? "stopped" : "paused"}</span>
         <span className="stat-sub">
-          <span data-testid="events">{view.eventsHandled}</span> events · {view.nodes.length} nodes · {view.holders.length} holders
+          <span data-testid="events">{view.eventsHandled}</span> events · {view.nodes.length} nodes · {view.holders} holders
         </span>
       </div>
     </section>
@@ -160,7 +178,13 @@ function Summary({ view }: { view: SimView }) {
 }
 
 /** After a Step: what that one event did, in words. */
-function LastStep({ view }: { view: SimView }) {
+function LastStep() {
+  const view = useLab(
+    useShallow((s) => {
+      const v = s.view as SimView;
+      return { lastStep: v.lastStep, eventsHandled: v.eventsHandled, now: v.now };
+    }),
+  );
   if (view.lastStep.length === 0) return null;
   return (
     <section className="last-step" aria-label="Last step" aria-live="polite">

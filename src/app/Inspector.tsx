@@ -6,7 +6,8 @@ import { useId, useState } from "react";
 import type { Action } from "../core/sim/sim";
 import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
 import { formatDuration, formatTime, stateText } from "./format";
-import { selectInspection, selectSelect, selectSelected, selectSend, useLab } from "./store";
+import { clockAt } from "./ring/geometry";
+import { selectInspection, selectSelect, selectSelected, selectSend, selectView, useLab } from "./store";
 
 function useAct(): (action: Action) => void {
   const send = useLab(selectSend);
@@ -20,7 +21,8 @@ export function secondsToUs(raw: string): number | null {
   return Math.max(1, Math.round(n * 1_000_000));
 }
 
-export function Inspector({ view }: { view: SimView }) {
+export function Inspector() {
+  const view = useLab(selectView) as SimView;
   const selected = useLab(selectSelected);
   const select = useLab(selectSelect);
   let body: React.ReactNode;
@@ -131,7 +133,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         <dd>{n.leaderHint ?? "unknown"}</dd>
         <dt>Local clock</dt>
         <dd>
-          {formatTime(n.clockUs)} ({n.driftPpm === 0 ? "no drift" : `${n.driftPpm > 0 ? "+" : ""}${n.driftPpm} ppm`})
+          {formatTime(clockAt(n.clockOffsetUs, n.driftPpm, view.now))} ({n.driftPpm === 0 ? "no drift" : `${n.driftPpm > 0 ? "+" : ""}${n.driftPpm} ppm`})
         </dd>
         {n.electionTimerAt !== null && (
           <>

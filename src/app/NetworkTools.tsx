@@ -5,6 +5,7 @@
 import { useId, useState } from "react";
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
+import { useShallow } from "zustand/react/shallow";
 import { selectSend, useLab } from "./store";
 
 export const GROUP_NAMES = ["A", "B", "C"] as const;
@@ -29,19 +30,25 @@ export function partitionGroups(assign: Readonly<Record<string, number>>, ids: r
 }
 
 /** The current partition as a group index per process (for starting the editor from what is in force). */
-function currentAssign(view: SimView): Record<string, number> {
+function currentAssign(groups: SimView["network"]["groups"]): Record<string, number> {
   const a: Record<string, number> = {};
-  view.network.groups.forEach((g, i) => {
+  groups.forEach((g, i) => {
     for (const id of g) if (i < GROUP_NAMES.length) a[id] = i;
   });
   return a;
 }
 
-export function NetworkTools({ view }: { view: SimView }) {
+export function NetworkTools() {
+  const view = useLab(
+    useShallow((s) => {
+      const v = s.view as SimView;
+      return { network: v.network, leader: v.leader, ids: processIds(v).join(" ") };
+    }),
+  );
   const send = useLab(selectSend);
   const act = (action: Action): void => send({ type: "act", action });
-  const ids = processIds(view);
-  const [assign, setAssign] = useState<Record<string, number>>(() => currentAssign(view));
+  const ids = view.ids.split(" ");
+  const [assign, setAssign] = useState<Record<string, number>>(() => currentAssign(view.network.groups));
   const groups = partitionGroups(assign, ids);
   const [cutFrom, setCutFrom] = useState(ids[0] ?? "");
   const [cutTo, setCutTo] = useState(ids[1] ?? "");

@@ -3,6 +3,7 @@ import { useId } from "react";
 import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
 import { formatTime } from "./format";
+import { useShallow } from "zustand/react/shallow";
 import { selectSend, useLab } from "./store";
 import { useUi } from "./ui";
 
@@ -21,7 +22,13 @@ export function nearestSpeedIndex(s: number): number {
   return best;
 }
 
-export function Toolbar({ view }: { view: SimView }) {
+export function Toolbar() {
+  const view = useLab(
+    useShallow((s) => {
+      const v = s.view as SimView;
+      return { now: v.now, speed: v.speed, playing: v.playing, halted: v.halted, seed: v.seed };
+    }),
+  );
   const send = useLab(selectSend);
   const openSettings = useUi((u) => u.openSettings);
   const toggleHelp = useUi((u) => u.toggleHelp);

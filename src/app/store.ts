@@ -4,6 +4,7 @@
  * components read it through the module-level selectors below (stable identities).
  */
 import { create } from "zustand";
+import { shareEqual } from "./share";
 import {
   EVENT_LOG_LIMIT,
   type EventLine,
@@ -68,12 +69,14 @@ export const useLab = create<LabState>()((set, get) => ({
   receive: (msg) => {
     switch (msg.type) {
       case "view": {
-        const v = msg.view;
         const prev = get().view;
-        const sameRun = prev !== null && prev.runId === v.runId;
+        const sameRun = prev !== null && prev.runId === msg.view.runId;
+        // Unchanged parts keep their identity, so panels whose data did not change skip rendering.
+        const v = sameRun ? shareEqual(prev, msg.view) : msg.view;
         set({
           view: v,
           settings: v.settings,
+
           events: sameRun ? appendEvents(get().events, v.newEvents) : appendEvents([], v.newEvents),
           ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE }),
         });
@@ -95,6 +98,8 @@ export const useLab = create<LabState>()((set, get) => ({
 
 // Module-level selectors (stable identities, as xyflow does).
 export const selectView = (s: LabState): SimView | null => s.view;
+export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s.view === null ? undefined : s.view.storage);
+export const selectHasView = (s: LabState): boolean => s.view !== null;
 export const selectSend = (s: LabState): LabState["send"] => s.send;
 export const selectEvents = (s: LabState): readonly EventLine[] => s.events;
 export const selectSelected = (s: LabState): Selection => s.selected;

@@ -95,8 +95,11 @@ export interface NodeView {
   readonly electionTimerAt: number | null;
   /** When the election timer was last started (virtual µs), for drawing the arc. */
   readonly electionTimerFrom: number | null;
-  /** The node's local clock reading (µs) and its drift. */
-  readonly clockUs: number;
+  /**
+   * The node's local clock: at virtual time t it reads clockOffsetUs + t × (1 + driftPpm / 10⁶).
+   * (An offset, not a reading, so the view stays the same while nothing else changes.)
+   */
+  readonly clockOffsetUs: number;
   readonly driftPpm: number;
   /** While paused: when it wakes (virtual µs). */
   readonly pausedUntil: number | null;
@@ -122,7 +125,8 @@ export interface HolderView {
   readonly graceEndAt: number | null;
   /** The node it believes leads. */
   readonly target: string | null;
-  readonly clockUs: number;
+  /** Its local clock, as for NodeView. */
+  readonly clockOffsetUs: number;
   readonly driftPpm: number;
   readonly pausedUntil: number | null;
   /** A GC pause armed for the moment between its next check and write (µs long). */

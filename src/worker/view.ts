@@ -3,7 +3,6 @@ import { holderStateOf } from "../core/client/holder";
 import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import type { ClockState } from "../core/sim/clock";
-import { localTime } from "../core/sim/clock";
 import type { Simulation } from "../core/sim/sim";
 import { describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
@@ -26,6 +25,11 @@ import {
 /** A local clock reading mapped back onto virtual time (linear; exact within one drift setting). */
 export function toVirtual(c: ClockState, local: number): number {
   return Math.round(c.baseT + ((local - c.baseLocal) * 1_000_000) / (1_000_000 + c.driftPpm));
+}
+
+/** The clock as an offset: local(t) = offset + t × (1 + drift / 10⁶), exact up to the rounding of the drift term. */
+export function clockOffset(c: ClockState): number {
+  return c.baseLocal - c.baseT * (1 + c.driftPpm / 1_000_000);
 }
 
 function orNull(c: ClockState, local: number | null): number | null {
@@ -56,7 +60,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   const common = {
     id,
     status,
-    clockUs: localTime(clock, sim.now),
+    clockOffsetUs: clockOffset(clock),
     driftPpm: clock.driftPpm,
     pausedUntil: sim.pausedUntil(id),
     entries,
@@ -117,7 +121,7 @@ export function holderView(sim: Simulation, id: string): HolderView {
     renewAt: orNull(clock, h.renewAtUs),
     graceEndAt: orNull(clock, h.graceEndUs),
     target: h.target,
-    clockUs: localTime(clock, sim.now),
+    clockOffsetUs: clockOffset(clock),
     driftPpm: clock.driftPpm,
     pausedUntil: sim.pausedUntil(id),
     gcPauseArmedUs: h.gcPauseArmedUs,

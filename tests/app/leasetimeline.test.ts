@@ -57,7 +57,7 @@ function holder(id: string, over: Partial<HolderView> = {}): HolderView {
     renewAt: null,
     graceEndAt: null,
     target: "n1",
-    clockUs: 0,
+    clockOffsetUs: 0,
     driftPpm: 0,
     pausedUntil: null,
     gcPauseArmedUs: null,

@@ -23,7 +23,7 @@ function node(id: string, over: Partial<NodeView>): NodeView {
     votesFrom: [],
     electionTimerAt: null,
     electionTimerFrom: null,
-    clockUs: 0,
+    clockOffsetUs: 0,
     driftPpm: 0,
     pausedUntil: null,
     entries: [],

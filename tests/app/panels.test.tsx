@@ -43,7 +43,7 @@ function holder(id: string, state: string, over: Partial<HolderView> = {}): Hold
     renewAt: null,
     graceEndAt: null,
     target: "n1",
-    clockUs: 0,
+    clockOffsetUs: 0,
     driftPpm: 0,
     pausedUntil: null,
     gcPauseArmedUs: null,

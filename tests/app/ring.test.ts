@@ -52,7 +52,7 @@ function node(o: Partial<NodeView> = {}): NodeView {
     votesFrom: [],
     electionTimerAt: 2 * S,
     electionTimerFrom: 1 * S,
-    clockUs: 0,
+    clockOffsetUs: 0,
     driftPpm: 0,
     pausedUntil: null,
     entries: [],
@@ -73,7 +73,7 @@ function holder(o: Partial<HolderView> = {}): HolderView {
     renewAt: null,
     graceEndAt: null,
     target: "n1",
-    clockUs: 0,
+    clockOffsetUs: 0,
     driftPpm: 0,
     pausedUntil: null,
     gcPauseArmedUs: null,
@@ -312,8 +312,8 @@ describe("display time", () => {
   });
 
   it("clocks run on between views at their drift", () => {
-    expect(clockAt(10 * S, 0, 5 * S, 5 * S + 1000)).toBe(10 * S + 1000);
-    expect(clockAt(10 * S, 200, 5 * S, 6 * S)).toBeCloseTo(11 * S + 200, 6);
+    expect(clockAt(5 * S, 0, 5 * S + 1000)).toBe(10 * S + 1000);
+    expect(clockAt(0, 200, 6 * S)).toBeCloseTo(6 * S + 1200, 6);
   });
 });
 

@@ -4,15 +4,23 @@
  */
 import type { CheckerView, SimView, ViolationView } from "../../worker/protocol";
 import { formatTime } from "../format";
-import { selectSetHighlight, selectView, useLab } from "../store";
+import { useShallow } from "zustand/react/shallow";
+import { selectSetHighlight, useLab } from "../store";
 import { checkerStatusText, groupCheckers } from "./explain";
 import "./panels.css";
 
 export function CheckerPanel() {
-  const view = useLab(selectView);
+  // Only what this panel draws: with the store's structural sharing it re-renders only when a checker's status changes.
+  const part = useLab(
+    useShallow((s) =>
+      s.view === null
+        ? null
+        : { checkers: s.view.checkers, violations: s.view.violations, recentViolations: s.view.recentViolations, seed: s.view.seed },
+    ),
+  );
   const setHighlight = useLab(selectSetHighlight);
-  if (view === null) return null;
-  return <CheckerPanelView view={view} setHighlight={setHighlight} />;
+  if (part === null) return null;
+  return <CheckerPanelView view={part} setHighlight={setHighlight} />;
 }
 
 export interface CheckerPanelProps {

@@ -7,7 +7,8 @@
 import { type CSSProperties, memo } from "react";
 import type { EntryView, NodeView, SimView } from "../../worker/protocol";
 import { nodeLabel, nodeState } from "../format";
-import { selectHighlight, selectSelect, selectView, useLab } from "../store";
+import { useShallow } from "zustand/react/shallow";
+import { selectHighlight, selectSelect, useLab } from "../store";
 import { ROLE_COLOR, ROLE_GLYPH, termColor, textOn } from "../theme";
 import "./LogGrid.css";
 
@@ -15,9 +16,10 @@ import "./LogGrid.css";
 export const SHORT_LABEL_MAX_COLUMNS = 12;
 
 export function LogGrid() {
-  const view = useLab(selectView);
-  if (view === null) return null;
-  return <LogGridView view={view} />;
+  // Nodes, window and leader only: the grid re-renders when a log, role or index changes, not on every tick.
+  const part = useLab(useShallow((s) => (s.view === null ? null : { nodes: s.view.nodes, logWindow: s.view.logWindow, leader: s.view.leader })));
+  if (part === null) return null;
+  return <LogGridView view={part} />;
 }
 
 /** A very short form of an entry label, for wide cells: "grant lock h1" -> "+h1". */
@@ -68,7 +70,7 @@ interface Progress {
   readonly match: number;
 }
 
-export function LogGridView({ view }: { view: SimView }) {
+export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow" | "leader"> }) {
   const from = view.logWindow.from;
   const to = view.logWindow.to;
   const cols = Math.max(0, to - from + 1);

@@ -5,18 +5,19 @@
 import { memo } from "react";
 import type { StorageView, StorageWriteView } from "../../worker/protocol";
 import { formatTime } from "../format";
-import { selectSelect, selectSend, selectView, useLab } from "../store";
+import { selectSelect, selectSend, selectStorage, useLab } from "../store";
 import { fencingSentence, writeIsStale, writeResultText, writeRowLabel } from "./explain";
 import "./panels.css";
 
 export function StoragePanel() {
-  const view = useLab(selectView);
+  // The storage part only: unchanged between writes, so the panel skips most views.
+  const storage = useLab(selectStorage);
   const send = useLab(selectSend);
   const select = useLab(selectSelect);
-  if (view === null) return null;
+  if (storage === undefined) return null;
   return (
     <StoragePanelView
-      storage={view.storage}
+      storage={storage}
       onFencing={(on) => send({ type: "act", action: { type: "fencing", on } })}
       onInspect={() => select({ kind: "storage" })}
     />

@@ -456,7 +456,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     if (!clocks) return;
     nodeClocks.each(function (d) {
       // A paused process's clock keeps running (it is the world's clock it reads); a down one's too.
-      setText(this, clockText(clockAt(d.n.clockUs, d.n.driftPpm, v.now, now)));
+      setText(this, clockText(clockAt(d.n.clockOffsetUs, d.n.driftPpm, now)));
     });
   }
 
