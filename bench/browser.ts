@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     console.log(`frame time p99    ${percentile(sorted, 99).toFixed(1)} ms`);
     console.log(`frames > 20 ms    ${slow} (${((100 * slow) / Math.max(1, sample.frames.length)).toFixed(1)}%)`);
     console.log(`long tasks        ${sample.longTasks.length}, longest ${maxLong.toFixed(0)} ms   (target: none over 50 ms)`);
-    console.log(`views rendered    ${sample.views} (${(sample.views / SECONDS).toFixed(1)} per s)`);
+    console.log(`panel updates     ${sample.views} (${(sample.views / SECONDS).toFixed(1)} per s; the ring draws every frame from the live views)`);
     console.log(`messages drawn    up to ${sample.messagesDrawn} at once`);
   } finally {
     if (server.pid !== undefined) {

@@ -20,7 +20,7 @@ export function connectSimulation(settings: RunSettings, notices: readonly strin
     useLab.setState({ error: `The simulation worker failed: ${e.message || "it could not be loaded"}` });
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
-  useLab.setState({ settings, notices, view: null, error: null, send });
+  useLab.setState({ settings, notices, view: null, liveView: null, error: null, send });
   send({ type: "start", settings });
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });

@@ -24,9 +24,18 @@ export interface Inspection {
   readonly text: string;
 }
 
+/**
+ * While a run plays, the panels are redrawn at most this often (ms); the ring animates
+ * every frame from the live view. Paused, stepped or acted-on views go through at once.
+ */
+export const PANEL_INTERVAL_MS = 100;
+
 export interface LabState {
   readonly settings: RunSettings | null;
+  /** The view the panels draw (throttled while playing, see PANEL_INTERVAL_MS). */
   readonly view: SimView | null;
+  /** The newest view from the worker (the animated ring draws from this one). */
+  readonly liveView: SimView | null;
   /** Event log lines of the current run, oldest first (at most EVENT_LOG_LIMIT). */
   readonly events: readonly EventLine[];
   readonly selected: Selection;
@@ -56,9 +65,18 @@ export function appendEvents(old: readonly EventLine[], fresh: readonly EventLin
   return all.length > EVENT_LOG_LIMIT ? all.slice(all.length - EVENT_LOG_LIMIT) : all;
 }
 
+/** Event lines received but not yet shown (they join `events` with the next panel update). */
+let pendingLines: EventLine[] = [];
+let panelAt = Number.NEGATIVE_INFINITY;
+
+function realNow(): number {
+  return typeof performance === "undefined" ? 0 : performance.now();
+}
+
 export const useLab = create<LabState>()((set, get) => ({
   settings: null,
   view: null,
+  liveView: null,
   events: [],
   selected: null,
   inspection: null,
@@ -70,14 +88,33 @@ export const useLab = create<LabState>()((set, get) => ({
     switch (msg.type) {
       case "view": {
         const prev = get().view;
-        const sameRun = prev !== null && prev.runId === msg.view.runId;
+        const live = msg.view;
+        const sameRun = prev !== null && prev.runId === live.runId;
+        if (!sameRun) pendingLines = [];
+        pendingLines = pendingLines.concat(live.newEvents);
+        const t = realNow();
+        const urgent =
+          prev === null ||
+          !sameRun ||
+          !live.playing ||
+          prev.playing !== live.playing ||
+          live.violations !== prev.violations ||
+          live.lastStep.length > 0 ||
+          t - panelAt >= PANEL_INTERVAL_MS;
+        if (!urgent) {
+          set({ liveView: live });
+          return;
+        }
+        panelAt = t;
         // Unchanged parts keep their identity, so panels whose data did not change skip rendering.
-        const v = sameRun ? shareEqual(prev, msg.view) : msg.view;
+        const v = sameRun ? shareEqual(prev, live) : live;
+        const fresh = pendingLines;
+        pendingLines = [];
         set({
           view: v,
+          liveView: live,
           settings: v.settings,
-
-          events: sameRun ? appendEvents(get().events, v.newEvents) : appendEvents([], v.newEvents),
+          events: sameRun ? appendEvents(get().events, fresh) : appendEvents([], fresh),
           ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE }),
         });
         return;
@@ -98,6 +135,7 @@ export const useLab = create<LabState>()((set, get) => ({
 
 // Module-level selectors (stable identities, as xyflow does).
 export const selectView = (s: LabState): SimView | null => s.view;
+export const selectLiveView = (s: LabState): SimView | null => s.liveView;
 export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s.view === null ? undefined : s.view.storage);
 export const selectHasView = (s: LabState): boolean => s.view !== null;
 export const selectSend = (s: LabState): LabState["send"] => s.send;

@@ -41,12 +41,12 @@ function RingCanvas() {
     const drawing = createRingDrawing(svg, { select: (t) => useLab.getState().select(t) });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
-      if (s.view !== null) drawing.update(s.view, receivedAt, { selected: s.selected, highlight: s.highlight });
+      if (s.liveView !== null) drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: s.highlight });
     };
     draw(useLab.getState());
     const unsubscribe = useLab.subscribe((s, prev) => {
-      if (s.view !== prev.view) receivedAt = performance.now();
-      if (s.view !== prev.view || s.selected !== prev.selected || s.highlight !== prev.highlight) draw(s);
+      if (s.liveView !== prev.liveView) receivedAt = performance.now();
+      if (s.liveView !== prev.liveView || s.selected !== prev.selected || s.highlight !== prev.highlight) draw(s);
     });
     return () => {
       unsubscribe();
