@@ -156,7 +156,13 @@ function Summary() {
         <span className="stat-label">Lease</span>
         <span className="stat-value">{view.leases[0]?.holder ?? "free"}</span>
         <span className="stat-sub">
-          {view.leases[0] ? (view.leases[0].holder ? `token ${view.leases[0].token}` : view.leases[0].state) : "no holders"}
+          {view.leases[0]
+            ? view.leases[0].holder
+              ? `token ${view.leases[0].token}`
+              : view.leases[0].state === "delayed"
+                ? "in lock-delay"
+                : "nobody holds it"
+            : "no holders"}
         </span>
       </div>
       <div className={view.violations > 0 ? "stat bad" : "stat"}>

@@ -74,7 +74,7 @@ function RingLegend() {
       <ul aria-label="Node roles">
         {ROLES.map((r) => (
           <li key={r}>
-            <span className="lg-node" style={{ background: ROLE_COLOR[r], color: textOn(ROLE_COLOR[r]) }} aria-hidden="true">
+            <span className="rl-node" style={{ background: ROLE_COLOR[r], color: textOn(ROLE_COLOR[r]) }} aria-hidden="true">
               {ROLE_GLYPH[r]}
             </span>
             {ROLE_TEXT[r]}
@@ -84,34 +84,37 @@ function RingLegend() {
       <ul aria-label="Messages">
         {MESSAGE_KINDS.map((k) => (
           <li key={k.text}>
-            <span className="lg-dot" style={{ background: messageColor(k.label) }} aria-hidden="true" />
+            <span className="rl-dot" style={{ background: messageColor(k.label) }} aria-hidden="true" />
             {k.text}
           </li>
         ))}
       </ul>
       <ul aria-label="Symbols">
         <li>
-          <span className="lg-sym lg-timer" aria-hidden="true" />
+          <strong className="rl-term">T4</strong> inside a node: its term is 4
+        </li>
+        <li>
+          <span className="rl-sym rl-timer" aria-hidden="true" />
           election timer (empties, then an election)
         </li>
         <li>
-          <span className="lg-sym lg-vote" aria-hidden="true" style={{ background: OKABE_ITO.green }} />
+          <span className="rl-sym rl-vote" aria-hidden="true" style={{ background: OKABE_ITO.green }} />
           vote received
         </li>
         <li>
-          <span className="lg-sym lg-paused" aria-hidden="true">
+          <span className="rl-sym rl-paused" aria-hidden="true">
             ‖
           </span>
           paused (frozen)
         </li>
         <li>
-          <span className="lg-sym lg-cut" aria-hidden="true">
+          <span className="rl-sym rl-cut" aria-hidden="true">
             ✕
           </span>
           link cut / message dropped
         </li>
         <li>
-          <span className="lg-sym lg-group" aria-hidden="true" />
+          <span className="rl-sym rl-group" aria-hidden="true" />
           partition group
         </li>
       </ul>
