@@ -15,7 +15,15 @@ import { SettingsDialog } from "./SettingsDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
 import { useShallow } from "zustand/react/shallow";
-import { selectDismissError, selectDismissNotices, selectError, selectHasView, selectNotices, useLab } from "./store";
+import {
+  selectDismissError,
+  selectDismissNotices,
+  selectError,
+  selectHasView,
+  selectNotices,
+  selectSetHighlight,
+  useLab,
+} from "./store";
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 
@@ -104,6 +112,7 @@ function Body() {
         <Toolbar />
       </header>
       <Summary />
+      <ViolationBanner />
       <LastStep />
       <main className="board">
         <div className="col-main">
@@ -179,6 +188,31 @@ function Summary() {
           <span data-testid="events">{view.eventsHandled}</span> events · {view.nodes.length} nodes · {view.holders} holders
         </span>
       </div>
+    </section>
+  );
+}
+
+/**
+ * The newest violation, at the top where it cannot be missed: what broke, in plain
+ * words. Its processes are highlighted everywhere as it arrives.
+ */
+function ViolationBanner() {
+  const latest = useLab((s) => s.view?.recentViolations.at(-1) ?? null);
+  const total = useLab((s) => s.view?.violations ?? 0);
+  const setHighlight = useLab(selectSetHighlight);
+  useEffect(() => {
+    if (latest !== null) setHighlight(latest.nodes);
+  }, [latest, setHighlight]);
+  if (latest === null) return null;
+  return (
+    <section className="violation-banner" aria-label="Safety violated">
+      <strong>
+        ✗ Safety violated{total > 1 ? ` (${total} violations)` : ""}: {latest.invariant}
+      </strong>{" "}
+      at {formatTime(latest.timeUs)}, involving {latest.nodes.join(", ")}. {latest.explanation}{" "}
+      <button type="button" className="small" onClick={() => document.getElementById("checker-title")?.scrollIntoView({ behavior: "smooth" })}>
+        Show details
+      </button>
     </section>
   );
 }

@@ -30,6 +30,17 @@ export function startRun(settings: RunSettings): void {
   }
 }
 
+/**
+ * Presenter zoom scales the whole page (CSS zoom), drawings included, and switches the
+ * board to one column so the cluster ring gets the full width of the screen.
+ */
+function applyZoom(zoom: number): void {
+  if (typeof document === "undefined") return;
+  const root = document.documentElement;
+  root.style.setProperty("--zoom", String(zoom));
+  root.classList.toggle("zoomed", zoom > 1);
+}
+
 export const useUi = create<UiState>()((set, get) => ({
   settingsOpen: false,
   helpOpen: false,
@@ -42,7 +53,7 @@ export const useUi = create<UiState>()((set, get) => ({
     const i = ZOOMS.indexOf(get().zoom);
     const zoom = ZOOMS[(i + 1) % ZOOMS.length] as number;
     set({ zoom });
-    if (typeof document !== "undefined") document.documentElement.style.fontSize = `${16 * zoom}px`;
+    applyZoom(zoom);
   },
   reset: () => {
     const s = useLab.getState().settings;
