@@ -238,3 +238,39 @@ test("settings: bad values are refused with a reason, good ones start a new run 
   expect(page.url()).toContain("nodes=7");
   await leader(page);
 });
+
+test("a message in flight can be inspected and dropped; the event log says so", async ({ page }) => {
+  await page.goto("/?seed=6&speed=0.05&holders=0&clients=0");
+  await leader(page);
+  // Step until a message is in flight, then click it.
+  await pause(page);
+  const msg = page.locator("svg g.msg").first();
+  for (let i = 0; i < 50 && (await msg.count()) === 0; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
+  await msg.locator("circle.dot").click({ force: true });
+  const inspector = page.getByRole("region", { name: "Inspector" });
+  await expect(inspector).toContainText(/ from n\d+ to n\d+/);
+  await inspector.getByRole("button", { name: "Show full state" }).click();
+  await expect(inspector.locator("pre")).toContainText('"payload"');
+  await inspector.getByRole("button", { name: "Drop this message" }).click();
+  const log = page.getByRole("region", { name: "Event log" });
+  await log.getByRole("checkbox", { name: /message/ }).check();
+  await expect(log.getByRole("list")).toContainText("dropped by you");
+});
+
+test("a hidden tab runs nothing; showing it again resumes", async ({ page }) => {
+  await page.goto("/?seed=3&speed=1");
+  await leader(page);
+  const time = page.getByTestId("virtual-time");
+  const setHidden = (hidden: boolean) =>
+    page.evaluate((h) => {
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (h ? "hidden" : "visible") });
+      document.dispatchEvent(new Event("visibilitychange"));
+    }, hidden);
+  await setHidden(true);
+  await page.waitForTimeout(300);
+  const frozen = await time.textContent();
+  await page.waitForTimeout(600);
+  await expect(time).toHaveText(frozen ?? "");
+  await setHidden(false);
+  await expect(time).not.toHaveText(frozen ?? "");
+});
