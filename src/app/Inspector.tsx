@@ -3,6 +3,7 @@
  * fault for it one click away, and its full state on request.
  */
 import { useId, useState } from "react";
+import { MAX_DRIFT_PPM } from "../core/sim/clock";
 import type { Action } from "../core/sim/sim";
 import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
 import { formatDuration, formatTime, stateText } from "./format";
@@ -109,14 +110,33 @@ function FullState({ target }: { target: InspectTarget }) {
   );
 }
 
+/** Sets a process's clock drift (parts per million; + runs fast, − runs slow). */
+function DriftControl({ id, driftPpm: current }: { id: string; driftPpm: number }) {
+  const act = useAct();
+  const [drift, setDrift] = useState(String(current));
+  const fieldId = useId();
+  const driftPpm = Number(drift);
+  const ok = drift.trim() !== "" && Number.isInteger(driftPpm) && Math.abs(driftPpm) <= MAX_DRIFT_PPM;
+  return (
+    <>
+      <div className="actions">
+        <span className="field">
+          <label htmlFor={fieldId}>drift (ppm)</label>
+          <input id={fieldId} type="number" step="1000" min={-MAX_DRIFT_PPM} max={MAX_DRIFT_PPM} value={drift} onChange={(e) => setDrift(e.target.value)} />
+        </span>
+        <button type="button" disabled={!ok} onClick={() => act({ type: "clock", proc: id, driftPpm })}>
+          Set drift of {id}
+        </button>
+      </div>
+      {!ok && <p className="field-error">Drift must be a whole number of ppm from −{MAX_DRIFT_PPM} to {MAX_DRIFT_PPM}.</p>}
+    </>
+  );
+}
+
 function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
   const act = useAct();
   const [pauseS, setPauseS] = useState("3");
-  const [drift, setDrift] = useState(String(n.driftPpm));
-  const driftId = useId();
   const pauseUs = secondsToUs(pauseS);
-  const driftPpm = Number(drift);
-  const driftOk = Number.isInteger(driftPpm) && Math.abs(driftPpm) <= 500_000;
   return (
     <div className="inspect-body">
       <h3>
@@ -173,16 +193,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
           Resume {n.id}
         </button>
       </div>
-      <div className="actions">
-        <span className="field">
-          <label htmlFor={driftId}>drift (ppm)</label>
-          <input id={driftId} type="number" step="1000" min="-500000" max="500000" value={drift} onChange={(e) => setDrift(e.target.value)} />
-        </span>
-        <button type="button" disabled={!driftOk} onClick={() => act({ type: "clock", proc: n.id, driftPpm })}>
-          Set drift of {n.id}
-        </button>
-      </div>
-      {!driftOk && <p className="field-error">Drift must be a whole number of ppm between −500000 and 500000.</p>}
+      <DriftControl id={n.id} driftPpm={n.driftPpm} />
       <FullState target={{ kind: "node", id: n.id }} />
     </div>
   );
@@ -192,10 +203,6 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
   const act = useAct();
   const [pauseS, setPauseS] = useState("3");
   const pauseUs = secondsToUs(pauseS);
-  const [drift, setDrift] = useState(String(h.driftPpm));
-  const driftId = useId();
-  const driftPpm = Number(drift);
-  const driftOk = Number.isInteger(driftPpm) && Math.abs(driftPpm) <= 500_000;
   return (
     <div className="inspect-body">
       <h3>
@@ -259,15 +266,7 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
           Release {h.id}'s lease
         </button>
       </div>
-      <div className="actions">
-        <span className="field">
-          <label htmlFor={driftId}>drift (ppm)</label>
-          <input id={driftId} type="number" step="1000" min="-500000" max="500000" value={drift} onChange={(e) => setDrift(e.target.value)} />
-        </span>
-        <button type="button" disabled={!driftOk} onClick={() => act({ type: "clock", proc: h.id, driftPpm })}>
-          Set drift of {h.id}
-        </button>
-      </div>
+      <DriftControl id={h.id} driftPpm={h.driftPpm} />
       <FullState target={{ kind: "holder", id: h.id }} />
     </div>
   );

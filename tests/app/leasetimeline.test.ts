@@ -24,6 +24,7 @@ import {
   xPct,
 } from "../../src/app/panels/timelineScale";
 import type { HolderView, LeaseRowView, LeaseSpan, SimView } from "../../src/worker/protocol";
+import { holderFixture } from "../support/views";
 
 const S = 1_000_000;
 
@@ -46,25 +47,7 @@ function lease(over: Partial<LeaseRowView> = {}): LeaseRowView {
 }
 
 function holder(id: string, over: Partial<HolderView> = {}): HolderView {
-  return {
-    id,
-    status: "up",
-    state: "holding.waiting",
-    leaseName: "lock",
-    token: null,
-    deadlineAt: null,
-    nominalEndAt: null,
-    renewAt: null,
-    graceEndAt: null,
-    target: "n1",
-    clockOffsetUs: 0,
-    driftPpm: 0,
-    pausedUntil: null,
-    gcPauseArmedUs: null,
-    writesAccepted: 0,
-    writesRejected: 0,
-    ...over,
-  };
+  return holderFixture({ id, ...over });
 }
 
 const span = (holder: string, token: number, from: number, to: number | null, end: string | null = null): LeaseSpan => ({

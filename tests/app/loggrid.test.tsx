@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
 import type { EntryView, NodeView, SimView } from "../../src/worker/protocol";
+import { nodeFixture } from "../support/views";
 
 function entries(from: number, to: number, termOf: (i: number) => number, labelOf: (i: number) => string = () => "noop"): EntryView[] {
   const out: EntryView[] = [];
@@ -11,25 +12,7 @@ function entries(from: number, to: number, termOf: (i: number) => number, labelO
 }
 
 function node(id: string, over: Partial<NodeView>): NodeView {
-  return {
-    id,
-    status: "up",
-    role: "follower",
-    term: 3,
-    commitIndex: 0,
-    lastIndex: 0,
-    votedFor: null,
-    leaderHint: null,
-    votesFrom: [],
-    electionTimerAt: null,
-    electionTimerFrom: null,
-    clockOffsetUs: 0,
-    driftPpm: 0,
-    pausedUntil: null,
-    entries: [],
-    progress: [],
-    ...over,
-  };
+  return nodeFixture({ id, term: 3, ...over });
 }
 
 const label = (i: number): string => (i === 11 ? "grant lock h1" : i === 12 ? "put k2" : "noop");

@@ -28,29 +28,12 @@ import type {
   StorageWriteView,
   ViolationView,
 } from "../../src/worker/protocol";
+import { holderFixture } from "../support/views";
 
 const NOW = 12_345_678;
 
 function holder(id: string, state: string, over: Partial<HolderView> = {}): HolderView {
-  return {
-    id,
-    status: "up",
-    state,
-    leaseName: "lock",
-    token: null,
-    deadlineAt: null,
-    nominalEndAt: null,
-    renewAt: null,
-    graceEndAt: null,
-    target: "n1",
-    clockOffsetUs: 0,
-    driftPpm: 0,
-    pausedUntil: null,
-    gcPauseArmedUs: null,
-    writesAccepted: 0,
-    writesRejected: 0,
-    ...over,
-  };
+  return holderFixture({ id, state, ...over });
 }
 
 function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {

@@ -32,6 +32,7 @@ import {
 } from "../../src/app/ring/geometry";
 import { RingPanel } from "../../src/app/ring/Ring";
 import type { HolderView, MessageView, NodeView } from "../../src/worker/protocol";
+import { nodeFixture, holderFixture } from "../support/views";
 
 const S = 1_000_000;
 
@@ -40,47 +41,11 @@ function msg(id: number, from: string, to: string, o: Partial<MessageView> = {})
 }
 
 function node(o: Partial<NodeView> = {}): NodeView {
-  return {
-    id: "n1",
-    status: "up",
-    role: "follower",
-    term: 4,
-    commitIndex: 0,
-    lastIndex: 0,
-    votedFor: null,
-    leaderHint: null,
-    votesFrom: [],
-    electionTimerAt: 2 * S,
-    electionTimerFrom: 1 * S,
-    clockOffsetUs: 0,
-    driftPpm: 0,
-    pausedUntil: null,
-    entries: [],
-    progress: [],
-    ...o,
-  };
+  return nodeFixture({ id: "n1", term: 4, electionTimerAt: 2 * S, electionTimerFrom: 1 * S, ...o });
 }
 
 function holder(o: Partial<HolderView> = {}): HolderView {
-  return {
-    id: "h2",
-    status: "up",
-    state: "holding.waiting",
-    leaseName: "lock",
-    token: 33,
-    deadlineAt: null,
-    nominalEndAt: null,
-    renewAt: null,
-    graceEndAt: null,
-    target: "n1",
-    clockOffsetUs: 0,
-    driftPpm: 0,
-    pausedUntil: null,
-    gcPauseArmedUs: null,
-    writesAccepted: 0,
-    writesRejected: 0,
-    ...o,
-  };
+  return holderFixture({ id: "h2", token: 33, ...o });
 }
 
 const ids = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);

@@ -1,0 +1,75 @@
+/** Hand-made view fixtures for the page's tests: every field filled, overrides on top. */
+import { DEFAULT_SETTINGS } from "../../src/app/params";
+import type { HolderView, NodeView, SimView } from "../../src/worker/protocol";
+
+export function nodeFixture(over: Partial<NodeView> & { id: string }): NodeView {
+  return {
+    status: "up",
+    role: "follower",
+    term: 1,
+    commitIndex: 0,
+    lastIndex: 0,
+    votedFor: null,
+    leaderHint: null,
+    votesFrom: [],
+    electionTimerAt: null,
+    electionTimerFrom: null,
+    clockOffsetUs: 0,
+    driftPpm: 0,
+    pausedUntil: null,
+    entries: [],
+    progress: [],
+    ...over,
+  };
+}
+
+export function holderFixture(over: Partial<HolderView> & { id: string }): HolderView {
+  return {
+    status: "up",
+    state: "holding.waiting",
+    leaseName: "lock",
+    token: null,
+    deadlineAt: null,
+    nominalEndAt: null,
+    renewAt: null,
+    graceEndAt: null,
+    target: "n1",
+    clockOffsetUs: 0,
+    driftPpm: 0,
+    pausedUntil: null,
+    gcPauseArmedUs: null,
+    writesAccepted: 0,
+    writesRejected: 0,
+    ...over,
+  };
+}
+
+export function viewFixture(over: Partial<SimView> = {}): SimView {
+  return {
+    runId: 1,
+    seed: 7,
+    settings: DEFAULT_SETTINGS,
+    now: 0,
+    playing: true,
+    speed: 1,
+    halted: false,
+    nodes: [],
+    logWindow: { from: 1, to: 0 },
+    leader: null,
+    holders: [],
+    leases: [],
+    storage: null,
+    messages: [],
+    drops: [],
+    network: { groups: [], cuts: [], dropRate: 0, duplicateRate: 0, latencyMinUs: 0, latencyMaxUs: 0 },
+    checkers: [],
+    violations: 0,
+    recentViolations: [],
+    newEvents: [],
+    traceHash: "",
+    eventsProcessed: 0,
+    eventsHandled: 0,
+    lastStep: [],
+    ...over,
+  };
+}
