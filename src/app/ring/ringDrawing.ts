@@ -443,7 +443,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       .attr("cy", (x) => x.y);
   }
 
-  function frameNodes(v: SimView, now: number, clocks: boolean): void {
+  function frameNodes(now: number, clocks: boolean): void {
     timerArcs.each(function (d) {
       const f = timerFraction(d.n, now);
       const path = f === null || f <= 0 ? "" : (arc({ inner: d.r + 3, outer: d.r + 7.5, end: 2 * Math.PI * f }) ?? "");
@@ -733,7 +733,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
   function frame(perfNow: number, clocks: boolean): void {
     if (view === null) return;
     const now = displayNow(view, received, perfNow);
-    frameNodes(view, now, clocks);
+    frameNodes(now, clocks);
     frameHolders(now);
     frameStorage(now);
     frameMessages(now);
