@@ -211,3 +211,13 @@ describe("LogGridView markup", () => {
     expect(h).not.toContain("<table");
   });
 });
+
+describe("a node whose whole log is before the window", () => {
+  it("says where its log ends instead of showing an empty row", () => {
+    const v = fixture();
+    const behind = { ...v, nodes: v.nodes.map((n) => (n.id === "n3" ? { ...n, lastIndex: 4, entries: [] } : n)) };
+    const row = rowOf(renderToStaticMarkup(<LogGridView view={behind} />), "n3");
+    expect(row).toContain("ends at 4");
+    expect(rowOf(renderToStaticMarkup(<LogGridView view={v} />), "n3")).not.toContain("ends at");
+  });
+});

@@ -177,6 +177,7 @@ function sameRow(a: LogRowProps, b: LogRowProps): boolean {
     a.node.role === b.node.role &&
     a.node.term === b.node.term &&
     a.node.commitIndex === b.node.commitIndex &&
+    a.node.lastIndex === b.node.lastIndex &&
     sameEntries(a.entries, b.entries)
   );
 }
@@ -285,6 +286,12 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
         {(down || paused) && (
           <span className="lg-down-word" aria-hidden="true">
             {down ? "down" : "paused"}
+          </span>
+        )}
+        {node.lastIndex < from && (
+          // Its whole log lies before the window: say where it ends instead of an empty row.
+          <span className="lg-down-word" title={`${node.id}'s log ends at index ${node.lastIndex}`}>
+            ends at {node.lastIndex}
           </span>
         )}
       </th>
