@@ -357,13 +357,15 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
         g.append("circle").attr("class", "leader-ring");
         g.append("path").attr("class", "crown");
         g.append("circle").attr("class", "body");
-        g.append("text").attr("class", "glyph");
+        // Only the id is label text; the rest is data the accessible name already gives in
+        // words ("term 4" for T4), so it is hidden from assistive technology.
+        g.append("text").attr("class", "glyph").attr("aria-hidden", "true");
         g.append("text").attr("class", "node-id");
-        g.append("text").attr("class", "node-term");
+        g.append("text").attr("class", "node-term").attr("aria-hidden", "true");
         g.append("g").attr("class", "votes");
-        g.append("text").attr("class", "status");
-        g.append("text").attr("class", "clock");
-        g.append("text").attr("class", "drift");
+        g.append("text").attr("class", "status").attr("aria-hidden", "true");
+        g.append("text").attr("class", "clock").attr("aria-hidden", "true");
+        g.append("text").attr("class", "drift").attr("aria-hidden", "true");
         return g;
       });
     const sel = marks;
@@ -484,7 +486,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
         g.append("text").attr("class", "holder-id");
         g.append("text").attr("class", "holder-state");
         g.append("text").attr("class", "holder-token");
-        g.append("text").attr("class", "status");
+        g.append("text").attr("class", "status").attr("aria-hidden", "true");
         return g;
       });
     gHolders.classed("compact", L.compactHolders);
@@ -577,8 +579,8 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
         g.append("text").attr("class", "storage-kind").attr("y", 2).text("storage");
         g.append("text").attr("class", "storage-id").attr("y", 20);
         g.append("text").attr("class", "fencing").attr("y", 56);
-        g.append("text").attr("class", "counts").attr("y", 72);
-        g.append("text").attr("class", "status").attr("y", 88);
+        g.append("text").attr("class", "counts").attr("y", 72).attr("aria-hidden", "true");
+        g.append("text").attr("class", "status").attr("y", 88).attr("aria-hidden", "true");
         return g;
       });
     if (p === undefined) return;
