@@ -105,7 +105,7 @@ export function HolderPanelView({ view, select, selected, highlight }: HolderPan
     <section className="panel holders-panel" aria-labelledby="holders-title">
       <h2 id="holders-title">Lease holders</h2>
       {holders.length === 0 ? (
-        <p className="muted">This run has no lease holders (add some with ?holders=3).</p>
+        <p className="muted">No lease holders in this run. Add some in Settings.</p>
       ) : (
         <>
           <svg
