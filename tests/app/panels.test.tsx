@@ -165,7 +165,7 @@ describe("holders panel", () => {
 
   it("says so when the run has no holders", () => {
     const empty = renderToStaticMarkup(<HolderPanelView view={simView([])} select={() => {}} selected={null} highlight={[]} />);
-    expect(empty).toContain("no lease holders");
+    expect(empty).toContain("No lease holders in this run. Add some in Settings.");
     expect(empty).not.toContain("<svg");
   });
 });
