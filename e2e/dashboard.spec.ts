@@ -218,6 +218,17 @@ test("keyboard: ? opens the shortcut help, Esc closes it, Space pauses", async (
   await expect(page.getByRole("dialog")).toHaveCount(0);
   await page.keyboard.press(" ");
   await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+
+  // A node can be reached and chosen with the keyboard alone; 2 selects n2, K kills it.
+  await node(page, "n1").focus();
+  await page.keyboard.press("Enter");
+  const inspector = page.getByRole("region", { name: "Inspector" });
+  await expect(inspector.getByRole("heading", { name: /^n1: / })).toBeVisible();
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("2");
+  await expect(inspector.getByRole("heading", { name: /^n2: / })).toBeVisible();
+  await page.keyboard.press("k");
+  await expect(page.getByRole("button", { name: /^n2, down, term \d+$/ })).toBeVisible();
 });
 
 test("settings: bad values are refused with a reason, good ones start a new run named in the URL", async ({ page }) => {
