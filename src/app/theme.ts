@@ -70,6 +70,6 @@ export function messageColor(label: string): string {
   if (label.includes("vote")) return OKABE_ITO.orange;
   if (label.startsWith("append") || label === "heartbeat") return OKABE_ITO.blue;
   if (label.includes("write")) return OKABE_ITO.green;
-  if (label.includes("grant") || label.includes("refresh") || label.includes("revoke")) return OKABE_ITO.purple;
+  if (["acquire", "grant", "denied", "release", "refresh"].some((w) => label.includes(w))) return OKABE_ITO.purple;
   return "#555555";
 }

@@ -36,7 +36,7 @@ export function describeMessage(p: Payload): { label: string; detail: string } {
       };
     case "ClientWrite": {
       const op = p.op;
-      if (op.type === "grant") return { label: "grant?", detail: `${p.clientId} asks for lease ${op.name} (TTL ${op.ttlMs} ms)` };
+      if (op.type === "grant") return { label: "acquire", detail: `${p.clientId} asks for lease ${op.name} (TTL ${op.ttlMs} ms)` };
       if (op.type === "revoke") return { label: "release", detail: `${p.clientId} releases lease ${op.name} (token ${op.token})` };
       return { label: op.type, detail: `${p.clientId} #${p.seq}: ${op.type} ${op.key}` };
     }

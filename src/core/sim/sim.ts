@@ -17,7 +17,7 @@ import { EventHeap } from "./heap";
 import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
 import { Rng, type RngState } from "./rng";
-import { ms } from "./time";
+import { formatMicros, ms } from "./time";
 import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
 
 /** A message on the wire. Immutable once sent. */
@@ -932,7 +932,7 @@ export class Simulation implements CheckerHost {
         const logic = p.logic;
         if (!(logic instanceof LeaseHolder)) throw new Error(`gc-pause: ${p.id} is not a lease holder`);
         logic.armGcPause(a.durationUs);
-        this.emit({ kind: "note", text: `${p.id} will pause for ${a.durationUs}µs right after its next lease check` });
+        this.emit({ kind: "note", text: `${p.id} will pause for ${formatMicros(a.durationUs)} right after its next lease check` });
         return;
       }
       case "fencing": {
