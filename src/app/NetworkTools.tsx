@@ -38,7 +38,13 @@ function currentAssign(groups: SimView["network"]["groups"]): Record<string, num
   return a;
 }
 
+/** The network panel; its editors start afresh with each new run (the processes may differ). */
 export function NetworkTools() {
+  const runId = useLab((s) => s.view?.runId ?? 0);
+  return <NetworkToolsForRun key={runId} />;
+}
+
+function NetworkToolsForRun() {
   const view = useLab(
     useShallow((s) => {
       const v = s.view as SimView;
