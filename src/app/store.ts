@@ -41,8 +41,10 @@ export interface LabState {
   readonly selected: Selection;
   /** The worker's full description of the selected thing, when asked for. */
   readonly inspection: Inspection | null;
-  /** Processes to highlight everywhere (a hovered event, a violation). */
+  /** Processes to highlight everywhere (a violation, or the user's "Highlight"). */
   readonly highlight: readonly string[];
+  /** Processes of the event-log line under the pointer; shown instead of `highlight` while set. */
+  readonly hover: readonly string[] | null;
   /** Problems with the URL's parameters (the run uses defaults for those). */
   readonly notices: readonly string[];
   /** The latest error from the worker, until dismissed. */
@@ -52,6 +54,7 @@ export interface LabState {
   readonly receive: (msg: FromWorker) => void;
   readonly select: (s: Selection) => void;
   readonly setHighlight: (procs: readonly string[]) => void;
+  readonly setHover: (procs: readonly string[] | null) => void;
   readonly dismissError: () => void;
   readonly dismissNotices: () => void;
 }
@@ -81,6 +84,7 @@ export const useLab = create<LabState>()((set, get) => ({
   selected: null,
   inspection: null,
   highlight: NONE,
+  hover: null,
   notices: [],
   error: null,
   send: () => {},
@@ -115,7 +119,7 @@ export const useLab = create<LabState>()((set, get) => ({
           liveView: live,
           settings: v.settings,
           events: sameRun ? appendEvents(get().events, fresh) : appendEvents([], fresh),
-          ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE }),
+          ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null }),
         });
         return;
       }
@@ -129,6 +133,7 @@ export const useLab = create<LabState>()((set, get) => ({
   },
   select: (s) => set({ selected: s, inspection: null }),
   setHighlight: (procs) => set({ highlight: procs.length === 0 ? NONE : procs }),
+  setHover: (procs) => set({ hover: procs }),
   dismissError: () => set({ error: null }),
   dismissNotices: () => set({ notices: [] }),
 }));
@@ -143,7 +148,9 @@ export const selectEvents = (s: LabState): readonly EventLine[] => s.events;
 export const selectSelected = (s: LabState): Selection => s.selected;
 export const selectSelect = (s: LabState): LabState["select"] => s.select;
 export const selectInspection = (s: LabState): Inspection | null => s.inspection;
-export const selectHighlight = (s: LabState): readonly string[] => s.highlight;
+/** What to highlight now: the hovered event's processes, else the standing highlight. */
+export const selectHighlight = (s: LabState): readonly string[] => s.hover ?? s.highlight;
+export const selectSetHover = (s: LabState): LabState["setHover"] => s.setHover;
 export const selectSetHighlight = (s: LabState): LabState["setHighlight"] => s.setHighlight;
 export const selectNotices = (s: LabState): readonly string[] => s.notices;
 export const selectError = (s: LabState): string | null => s.error;

@@ -311,6 +311,11 @@ export type FromWorker =
   | { readonly type: "error"; readonly message: string }
   | { readonly type: "inspection"; readonly target: InspectTarget; readonly title: string; readonly text: string };
 
+/** How long (virtual µs) a dropped message stays drawn: one real second at `speed`. The worker and the ring agree on it. */
+export function dropWindowUs(speed: number): number {
+  return Math.max(1, Math.round(1_000_000 * speed));
+}
+
 /** Speeds offered in the UI, in virtual seconds per real second (a log scale). */
 export const SPEEDS: readonly number[] = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
 export const DEFAULT_SPEED = 0.05;

@@ -8,6 +8,7 @@ import { describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
 import {
   type CheckerView,
+  dropWindowUs,
   type EntryView,
   type HolderView,
   type LeaseRowView,
@@ -268,11 +269,6 @@ export interface ViewContext {
   readonly speed: number;
   readonly journal: Journal;
   readonly lastStep: readonly string[];
-}
-
-/** How long (virtual µs) a dropped message stays drawn: about a real second at the current speed. */
-export function dropWindowUs(speed: number): number {
-  return Math.max(20_000, Math.round(1_000_000 * speed));
 }
 
 export function viewOf(sim: Simulation, c: ViewContext): SimView {

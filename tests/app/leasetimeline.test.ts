@@ -8,6 +8,7 @@ import {
   DEFAULT_TTL_MS,
   holderColor,
   holderLanes,
+  holderLaneSummary,
   holderSpanEnd,
   laneHolders,
   leaderBars,
@@ -267,5 +268,31 @@ describe("LeaseTimelineView markup", () => {
     expect(html).toContain("h1&#x27;s view of lock, holding, paused, believes it holds token 32, own deadline passed 3.50 s ago");
     // The now line sits at 75%.
     expect(html).toContain('x1="75%"');
+  });
+});
+
+describe("review fixes", () => {
+  it("the axis has no ticks before time zero early in a run", () => {
+    const t = ticks(timeWindow(0.5 * S, windowSpan(2000)));
+    expect(t.length).toBeGreaterThan(0);
+    for (const x of t) expect(x.label.startsWith("-")).toBe(false);
+  });
+
+  it("mark keys stay the same when older marks drop off the front", () => {
+    const w = timeWindow(10 * S, windowSpan(2000));
+    const marks = [4, 5, 6, 7].map((s) => ({ t: s * S, kind: "refresh" as const, holder: "h1", token: 3 }));
+    const before = leaderMarks(lease({ marks }), w).map((m) => m.key);
+    const after = leaderMarks(lease({ marks: marks.slice(1) }), w).map((m) => m.key);
+    expect(after).toEqual(before.slice(1));
+  });
+
+  it("a holder's lane mentions grace only once it is past its own deadline", () => {
+    const holding = holderFixture({ id: "h1", token: 3, state: "holding.waiting", deadlineAt: 11 * S, nominalEndAt: 12 * S, graceEndAt: 13 * S });
+    const lane = (h: HolderView) => holderLanes(lease({ holderSpans: [span("h1", 3, 9 * S, null)] }), [h], timeWindow(10 * S, windowSpan(2000)))[0];
+    const l1 = lane(holding);
+    expect(l1 && holderLaneSummary(l1, "lock", 10 * S)).not.toContain("grace");
+    const inGrace = { ...holding, state: "grace.renewing" };
+    const l2 = lane(inGrace);
+    expect(l2 && holderLaneSummary(l2, "lock", 14 * S)).toContain("grace ended 1.00 s ago");
   });
 });

@@ -141,8 +141,8 @@ describe("holders panel", () => {
     expect(html).toContain('aria-label="holder h4, down, no token"');
     const button = tagWith(html, 'aria-label="Inspect holder h1"');
     expect(button).toMatch(/^<button type="button"/);
-    expect(button).toContain('aria-pressed="true"');
-    expect(tagWith(html, 'aria-label="Inspect holder h2"')).toContain('aria-pressed="false"');
+    expect(button).toContain('aria-current="true"');
+    expect(tagWith(html, 'aria-label="Inspect holder h2"')).not.toContain("aria-current");
   });
 
   it("shows each holder's own time left, status and writes", () => {
@@ -288,7 +288,7 @@ describe("checker panel", () => {
     const alert = html.indexOf('role="alert"');
     expect(alert).toBeGreaterThan(0);
     expect(alert).toBeLessThan(html.indexOf("checker-table"));
-    expect(html).toContain("Safety violated: the run paused");
+    expect(html).toContain("Safety violated: the run paused when it happened");
     expect(html).toContain("With fencing off, the storage accepted a stale write.");
     expect(html).toContain("s1 accepted token 33 after 34");
     expect(html).toContain("at 12.000 s");

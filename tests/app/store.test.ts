@@ -1,6 +1,6 @@
 /** The page's store: panel views are throttled while playing, live views are not, and no event line is lost. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { PANEL_INTERVAL_MS, useLab } from "../../src/app/store";
+import { PANEL_INTERVAL_MS, selectHighlight, useLab } from "../../src/app/store";
 import type { EventLine, SimView } from "../../src/worker/protocol";
 
 function view(over: Partial<SimView>): SimView {
@@ -51,5 +51,16 @@ describe("store", () => {
     const before = useLab.getState().view?.storage;
     receive({ type: "view", view: view({ playing: false, storage: { id: "s1" } as SimView["storage"], now: 2 }) });
     expect(useLab.getState().view?.storage).toBe(before);
+  });
+});
+
+describe("highlight", () => {
+  it("a hovered event's processes show while hovered, and the standing highlight comes back after", () => {
+    useLab.getState().setHighlight(["n1", "h2"]);
+    expect(selectHighlight(useLab.getState())).toEqual(["n1", "h2"]);
+    useLab.getState().setHover(["n3"]);
+    expect(selectHighlight(useLab.getState())).toEqual(["n3"]);
+    useLab.getState().setHover(null);
+    expect(selectHighlight(useLab.getState())).toEqual(["n1", "h2"]);
   });
 });

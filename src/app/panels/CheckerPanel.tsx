@@ -76,7 +76,7 @@ function ViolationAlert({
   return (
     <div className="violation-alert" role="alert">
       <strong className="headline">
-        <span aria-hidden="true">⚠ </span>Safety violated: the run paused
+        <span aria-hidden="true">⚠ </span>Safety violated: the run paused when it happened
       </strong>
       <span className="sub">
         {total} violation{total === 1 ? "" : "s"} so far; seed {seed} reproduces {total === 1 ? "it" : "them"}.

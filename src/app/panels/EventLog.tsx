@@ -5,7 +5,7 @@
 import { type KeyboardEvent, memo, useCallback, useMemo, useState } from "react";
 import type { EventCategory, EventLine } from "../../worker/protocol";
 import { formatTime } from "../format";
-import { selectEvents, selectSetHighlight, useLab } from "../store";
+import { selectEvents, selectSetHover, useLab } from "../store";
 import { OKABE_ITO } from "../theme";
 import { countByCategory, DEFAULT_EVENT_CATEGORIES, EVENT_CATEGORIES, EVENT_LINES_SHOWN, filterEvents } from "./explain";
 import "./panels.css";
@@ -25,14 +25,16 @@ const CATEGORY_COLOR: Record<EventCategory, string> = {
 
 export function EventLog() {
   const events = useLab(selectEvents);
-  const setHighlight = useLab(selectSetHighlight);
-  return <EventLogView events={events} setHighlight={setHighlight} />;
+  // Hovering a line highlights its processes for the moment, without losing a standing highlight.
+  const setHover = useLab(selectSetHover);
+  return <EventLogView events={events} setHighlight={setHover} />;
 }
 
 export interface EventLogProps {
   /** Oldest first (as the store keeps them). */
   readonly events: readonly EventLine[];
-  readonly setHighlight: (procs: readonly string[]) => void;
+  /** Highlights a line's processes while it is hovered or focused; null when it is left. */
+  readonly setHighlight: (procs: readonly string[] | null) => void;
   /** Initial filter state (tests). */
   readonly initialCategories?: ReadonlySet<EventCategory>;
   readonly initialQuery?: string;
@@ -51,7 +53,7 @@ export function EventLogView({ events, setHighlight, initialCategories = DEFAULT
     setEnabled(next);
   };
   const enter = useCallback((procs: readonly string[]) => setHighlight(procs), [setHighlight]);
-  const leave = useCallback(() => setHighlight([]), [setHighlight]);
+  const leave = useCallback(() => setHighlight(null), [setHighlight]);
   const firstN = shown[0]?.n;
   return (
     <section className="panel event-log" aria-labelledby="events-title">
@@ -74,7 +76,7 @@ export function EventLogView({ events, setHighlight, initialCategories = DEFAULT
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
-        <span className="muted" aria-live="polite">
+        <span className="muted">
           {shown.length === EVENT_LINES_SHOWN ? `newest ${EVENT_LINES_SHOWN} shown` : `${shown.length} shown`}
         </span>
       </div>

@@ -12,6 +12,8 @@ import { selectHighlight, selectSelect, selectView, useLab } from "../store";
 import { textOn } from "../theme";
 import "./LeaseTimeline.css";
 import {
+  FUTURE_TTLS,
+  PAST_TTLS,
   type Bar,
   type HolderLane,
   holderColor,
@@ -75,7 +77,7 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
           <Patterns ids={ids} />
           <p className="lt-intro">
             Top lane: who the <strong>leader</strong> thinks holds the lease. Lanes below: what each <strong>holder</strong> believes. From{" "}
-            {formatTime(w.from)} to {formatTime(w.to)}; now is {formatTime(view.now)}.
+            {formatTime(Math.max(0, w.from))} to {formatTime(w.to)}; now is {formatTime(view.now)}.
           </p>
           <Axis ticks={tickList} />
           {view.leases.map((row) => (
@@ -142,7 +144,7 @@ function Axis({ ticks: tickList }: { ticks: readonly Tick[] }) {
 const AXIS_H = 2.6;
 
 /** Now sits at a fixed place on the track: after 3 of the 4 TTLs. */
-const NOW_X = 75;
+const NOW_X = (100 * PAST_TTLS) / (PAST_TTLS + FUTURE_TTLS);
 
 interface LeaseBlockProps {
   readonly row: LeaseRowView;

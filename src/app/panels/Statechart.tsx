@@ -302,21 +302,28 @@ function HolderTable({
       </thead>
       <tbody>
         {view.holders.map((h) => (
-          <HolderRow key={h.id} h={h} now={view.now} selected={h.id === selected} select={select} />
+          <HolderRow
+            key={h.id}
+            h={h}
+            timeLeft={h.status === "down" ? "—" : timeLeftText(h.deadlineAt, view.now)}
+            selected={h.id === selected}
+            select={select}
+          />
         ))}
       </tbody>
     </table>
   );
 }
 
+/** One holder's row; it gets its time left as text, so rows without a lease skip re-rendering. */
 const HolderRow = memo(function HolderRow({
   h,
-  now,
+  timeLeft,
   selected,
   select,
 }: {
   h: HolderView;
-  now: number;
+  timeLeft: string;
   selected: boolean;
   select: (s: { kind: "holder"; id: string }) => void;
 }) {
@@ -330,7 +337,7 @@ const HolderRow = memo(function HolderRow({
           type="button"
           className="small holder-pick"
           aria-label={`Inspect holder ${h.id}`}
-          aria-pressed={selected}
+          aria-current={selected ? "true" : undefined}
           onClick={() => select({ kind: "holder", id: h.id })}
         >
           {h.id}
@@ -353,7 +360,7 @@ const HolderRow = memo(function HolderRow({
       </td>
       <td className="num">{h.token ?? "—"}</td>
       <td className="time">
-        {down ? "—" : timeLeftText(h.deadlineAt, now)}
+        {timeLeft}
         {grace !== null && !down && <div className="sub">{grace}</div>}
       </td>
       <td>{h.target ?? "—"}</td>

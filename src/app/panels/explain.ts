@@ -71,9 +71,11 @@ export function timeLeftText(deadlineAt: number | null, now: number): string {
   return left >= 0 ? `${seconds(left)} left` : `${seconds(left)} past deadline`;
 }
 
-/** The end of grace, if the holder is counting one: "grace until 12.345 s", or null. */
+/** The end of grace while the holder is in jeopardy or grace (a grace period is configured): "grace until 12.345 s", or null. */
 export function graceText(h: HolderView): string | null {
-  return h.graceEndAt === null ? null : `grace until ${formatTime(h.graceEndAt)}`;
+  const top = h.state.split(".")[0];
+  if (h.graceEndAt === null || (top !== "jeopardy" && top !== "grace")) return null;
+  return `grace until ${formatTime(h.graceEndAt)}`;
 }
 
 /** What is done to the holder process: "down", "paused until 12.345 s", "GC pause armed (300 ms)", "running". */

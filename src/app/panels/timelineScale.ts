@@ -138,7 +138,7 @@ export function leaderBars(row: LeaseRowView, w: TimeWindow): Bar[] {
   return out;
 }
 
-/** Marks drawn on the leader's lane (the holder-side ones go on the holder lanes). */
+/** Marks drawn on the holder lanes (every other kind goes on the leader's lane). */
 export const HOLDER_MARKS: ReadonlySet<LeaseMark["kind"]> = new Set(["jeopardy", "grace", "lost"]);
 
 export const MARK_GLYPH: Record<LeaseMark["kind"], string> = {
@@ -177,11 +177,15 @@ export interface PlacedMark {
   readonly title: string;
 }
 
-export function placeMark(m: LeaseMark, i: number, w: TimeWindow): PlacedMark | null {
+/**
+ * Places a mark; `repeat` counts earlier marks with the same content, so keys stay
+ * stable as old marks drop off the front of the list (an index would shift them all).
+ */
+export function placeMark(m: LeaseMark, repeat: number, w: TimeWindow): PlacedMark | null {
   if (m.t < w.from || m.t > w.to) return null;
   const who = m.holder === null ? "" : ` ${m.holder}`;
   return {
-    key: `${m.kind}:${m.t}:${m.holder ?? ""}:${i}`,
+    key: `${m.kind}:${m.t}:${m.holder ?? ""}:${m.token}:${repeat}`,
     x: xPct(m.t, w),
     kind: m.kind,
     glyph: MARK_GLYPH[m.kind],
@@ -242,24 +246,32 @@ export function holderLanes(row: LeaseRowView, holders: readonly HolderView[], w
     const grace = mine !== null ? range(mine.nominalEndAt, mine.graceEndAt, w) : null;
     const deadline =
       mine !== null && mine.deadlineAt !== null && mine.deadlineAt >= w.from && mine.deadlineAt <= w.to ? xPct(mine.deadlineAt, w) : null;
-    const marks: PlacedMark[] = [];
-    row.marks.forEach((m, i) => {
-      if (m.holder !== id || !HOLDER_MARKS.has(m.kind)) return;
-      const p = placeMark(m, i, w);
-      if (p !== null) marks.push(p);
-    });
+    const marks = placeMarks(
+      row.marks.filter((m) => m.holder === id && HOLDER_MARKS.has(m.kind)),
+      w,
+    );
     lanes.push({ id, holder: hv, bars, ahead, grace, deadline, marks });
   }
   return lanes;
 }
 
 export function leaderMarks(row: LeaseRowView, w: TimeWindow): PlacedMark[] {
+  return placeMarks(
+    row.marks.filter((m) => !HOLDER_MARKS.has(m.kind)),
+    w,
+  );
+}
+
+function placeMarks(marks: readonly LeaseMark[], w: TimeWindow): PlacedMark[] {
+  const seen = new Map<string, number>();
   const out: PlacedMark[] = [];
-  row.marks.forEach((m, i) => {
-    if (HOLDER_MARKS.has(m.kind)) return;
-    const p = placeMark(m, i, w);
+  for (const m of marks) {
+    const k = `${m.kind}:${m.t}:${m.holder ?? ""}:${m.token}`;
+    const repeat = seen.get(k) ?? 0;
+    seen.set(k, repeat + 1);
+    const p = placeMark(m, repeat, w);
     if (p !== null) out.push(p);
-  });
+  }
   return out;
 }
 
@@ -281,7 +293,8 @@ export function ticks(w: TimeWindow, count = 6): Tick[] {
   const s = scaleLinear()
     .domain([w.from / 1_000_000, w.to / 1_000_000])
     .range([0, 100]);
-  const values = s.ticks(count);
+  // Nothing happened before time zero: no ticks there (the window still keeps "now" at its fixed place).
+  const values = s.ticks(count).filter((v) => v >= 0);
   const step = values.length > 1 ? (values[1] as number) - (values[0] as number) : 1;
   const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step) - 1e-9));
   return values.map((v) => ({ key: v.toFixed(3), x: s(v), label: `${v.toFixed(digits)} s` }));
@@ -346,7 +359,12 @@ export function holderLaneSummary(lane: HolderLane, leaseName: string, now: numb
       const left = h.deadlineAt - now;
       parts.push(left > 0 ? `own deadline in ${secs(left)}` : `own deadline passed ${secs(-left)} ago`);
     }
-    if (h.graceEndAt !== null && h.nominalEndAt !== null) parts.push(`grace until ${secs(h.graceEndAt - now)} from now`);
+    // Grace only matters once the holder is past its own deadline (jeopardy or grace).
+    const top = h.state.split(".")[0];
+    if (h.graceEndAt !== null && (top === "jeopardy" || top === "grace")) {
+      const left = h.graceEndAt - now;
+      parts.push(left > 0 ? `grace ends in ${secs(left)}` : `grace ended ${secs(-left)} ago`);
+    }
   } else {
     parts.push("holds nothing now");
   }

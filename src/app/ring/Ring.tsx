@@ -4,7 +4,7 @@
  * created once per mounted <svg> and fed every new view straight from the store.
  */
 import { useEffect, useRef } from "react";
-import { type LabState, useLab } from "../store";
+import { type LabState, selectHighlight, useLab } from "../store";
 import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
 import { createRingDrawing } from "./ringDrawing";
 import "./Ring.css";
@@ -41,12 +41,12 @@ function RingCanvas() {
     const drawing = createRingDrawing(svg, { select: (t) => useLab.getState().select(t) });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
-      if (s.liveView !== null) drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: s.highlight });
+      if (s.liveView !== null) drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s) });
     };
     draw(useLab.getState());
     const unsubscribe = useLab.subscribe((s, prev) => {
       if (s.liveView !== prev.liveView) receivedAt = performance.now();
-      if (s.liveView !== prev.liveView || s.selected !== prev.selected || s.highlight !== prev.highlight) draw(s);
+      if (s.liveView !== prev.liveView || s.selected !== prev.selected || selectHighlight(s) !== selectHighlight(prev)) draw(s);
     });
     return () => {
       unsubscribe();

@@ -4,7 +4,7 @@
  * No DOM, no d3 selections: everything here is a function of its arguments, so the
  * drawing is a pure function of (view, display now) and these are unit-tested.
  */
-import type { HolderView, MessageView, NodeView, SimView, StorageView } from "../../worker/protocol";
+import { dropWindowUs, type HolderView, type MessageView, type NodeView, type SimView, type StorageView } from "../../worker/protocol";
 
 export interface Pt {
   readonly x: number;
@@ -266,11 +266,6 @@ export function dropT(reason: string): number {
   if (reason === "loss") return 0.9;
   // Refused at the receiver (down, inbox full): just short of it, so the ✕ does not cover its name.
   return 0.8;
-}
-
-/** A drop stays visible for about one real second: virtual length = 1 s × speed. */
-export function dropWindowUs(speed: number): number {
-  return Math.max(1, 1_000_000 * speed);
 }
 
 /** Opacity of a drop `now`: 1 when it happens, fading to 0 after one real second. */

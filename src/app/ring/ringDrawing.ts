@@ -642,7 +642,12 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
         g.append("title");
         return g;
       });
-    const upd = changed(msgSel, (d) => `${d.label}|${d.m.queued}|${d.q?.x},${d.q?.y}|${isSelected("message", d.id)}`);
+    // Message ids restart with each run, so the key covers everything drawn from the message itself.
+    const upd = changed(
+      msgSel,
+      (d) =>
+        `${d.label}|${d.m.label}|${d.m.from}>${d.m.to}|${d.m.fate}|${d.m.dup}|${d.m.detail}|${d.m.queued}|${d.q?.x},${d.q?.y}|${isSelected("message", d.id)}`,
+    );
     upd
       .classed("is-queued", (d) => d.q !== null)
       .classed("is-dup", (d) => d.m.dup)
