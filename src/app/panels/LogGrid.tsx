@@ -16,7 +16,7 @@ import "./LogGrid.css";
 export const SHORT_LABEL_MAX_COLUMNS = 12;
 
 export function LogGrid() {
-  // Nodes, window and leader only: the grid re-renders when a log, role or index changes, not on every tick.
+  // Nodes, window and leader only (not the clock or the leases). Node views change often (an election timer reset is enough), so the rows memoise on what they draw.
   const part = useLab(useShallow((s) => (s.view === null ? null : { nodes: s.view.nodes, logWindow: s.view.logWindow, leader: s.view.leader })));
   if (part === null) return null;
   return <LogGridView view={part} />;
@@ -162,7 +162,7 @@ function sameEntries(a: readonly EntryView[], b: readonly EntryView[]): boolean 
   return true;
 }
 
-/** Re-renders only when something drawn in the row changed (views arrive 25 times a second). */
+/** Re-renders only when something drawn in the row changed (panel views arrive up to 10 times a second). */
 function sameRow(a: LogRowProps, b: LogRowProps): boolean {
   return (
     a.from === b.from &&
