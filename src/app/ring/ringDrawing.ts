@@ -70,7 +70,7 @@ export const HOLDER_COLOR: Record<string, string> = {
   grace: OKABE_ITO.yellow,
   lost: OKABE_ITO.vermillion,
   requesting: OKABE_ITO.skyBlue,
-  releasing: "#e4e4e4",
+  releasing: OKABE_ITO.purple,
   released: "#e4e4e4",
   idle: "#e4e4e4",
   down: "#9a9a9a",
