@@ -723,7 +723,9 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     }
     const words = newest.size <= DROP_WORDS_UP_TO;
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
-      setText(this, words && newest.get(`${d.d.from}>${d.d.to}`) === d.id ? `${d.d.label} ${dropText(d.d.reason)}` : "");
+      // A message to a crashed node needs no words: the node is drawn down, and the ✕ says enough.
+      const say = words && d.d.reason !== "down" && newest.get(`${d.d.from}>${d.d.to}`) === d.id;
+      setText(this, say ? `${d.d.label} ${dropText(d.d.reason)}` : "");
     });
   }
 
