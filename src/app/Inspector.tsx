@@ -213,7 +213,7 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
         <dt>Wants lease</dt>
         <dd>{h.leaseName}</dd>
         <dt>Its own deadline</dt>
-        <dd>{h.deadlineAt === null ? "—" : `${formatDuration(h.deadlineAt - view.now)} left (by its own clock, with a safety margin)`}</dd>
+        <dd>{deadlineWords(h, view.now)}</dd>
         <dt>Talks to</dt>
         <dd>{h.target ?? "—"}</dd>
         <dt>Writes</dt>
@@ -270,6 +270,15 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
       <FullState target={{ kind: "holder", id: h.id }} />
     </div>
   );
+}
+
+/** A holder's own deadline in words, including the case that matters most: passed while it was frozen. */
+export function deadlineWords(h: Pick<HolderView, "deadlineAt" | "status">, now: number): string {
+  if (h.deadlineAt === null) return "—";
+  const left = h.deadlineAt - now;
+  if (left >= 0) return `${formatDuration(left)} left (by its own clock, with a safety margin)`;
+  const ago = `passed ${formatDuration(-left)} ago`;
+  return h.status === "paused" ? `${ago}, but it is paused and has not noticed` : ago;
 }
 
 function StorageActions({ view }: { view: SimView }) {

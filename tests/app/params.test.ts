@@ -1,5 +1,6 @@
 /** URL parameters, the settings dialog's validation, and the partition editor's grouping. */
 import { describe, expect, it } from "vitest";
+import { deadlineWords } from "../../src/app/Inspector";
 import { partitionGroups } from "../../src/app/NetworkTools";
 import { DEFAULT_SETTINGS, DEFAULT_TIMING, parseParams, toSearch } from "../../src/app/params";
 import { settingsFromDraft } from "../../src/app/SettingsDialog";
@@ -108,5 +109,14 @@ describe("speed slider", () => {
     expect(SPEEDS[nearestSpeedIndex(0.06)]).toBe(0.05);
     expect(SPEEDS[nearestSpeedIndex(0.09)]).toBe(0.1);
     expect(SPEEDS[nearestSpeedIndex(100)]).toBe(SPEEDS.at(-1));
+  });
+});
+
+describe("inspector words", () => {
+  it("a holder's deadline: time left, passed, or passed while frozen", () => {
+    expect(deadlineWords({ deadlineAt: null, status: "up" }, 0)).toBe("—");
+    expect(deadlineWords({ deadlineAt: 1_500_000, status: "up" }, 0)).toMatch(/^1\.50 s left/);
+    expect(deadlineWords({ deadlineAt: 1_000_000, status: "up" }, 2_410_000)).toBe("passed 1.41 s ago");
+    expect(deadlineWords({ deadlineAt: 1_000_000, status: "paused" }, 2_410_000)).toBe("passed 1.41 s ago, but it is paused and has not noticed");
   });
 });
