@@ -208,6 +208,7 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
       <h3>
         holder {h.id}: {h.state}
         {h.token !== null ? `, token ${h.token}` : ""}
+        {h.status === "paused" ? " (paused)" : ""}
       </h3>
       <dl className="facts">
         <dt>Wants lease</dt>
