@@ -1,15 +1,13 @@
 /**
  * The cluster ring panel. React renders the section, the heading, an empty <svg> and
  * the legend; everything inside the <svg> belongs to the d3 drawing (ringDrawing.ts),
- * created once per mounted <svg> and fed every new view straight from the store.
+ * created once per mounted <svg> and fed every live view straight from the store.
  */
 import { useEffect, useRef } from "react";
-import { type LabState, selectHighlight, useLab } from "../store";
+import { type LabState, selectHasView, selectHighlight, useLab } from "../store";
 import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
 import { createRingDrawing } from "./ringDrawing";
 import "./Ring.css";
-
-const selectHasView = (s: LabState): boolean => s.view !== null;
 
 /** The cluster ring panel; nothing until the first view arrives. */
 export function Ring() {
