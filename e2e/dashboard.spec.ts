@@ -268,6 +268,23 @@ test("a message in flight can be inspected and dropped; the event log says so", 
   await expect(log.getByRole("list")).toContainText("dropped by you");
 });
 
+test("without a pointer: a message in flight is picked from the inspector's list", async ({ page }) => {
+  await page.goto("/?seed=6&speed=0.05&holders=0&clients=0");
+  await leader(page);
+  await pause(page);
+  const inspector = page.getByRole("region", { name: "Inspector" });
+  const summary = inspector.locator("summary", { hasText: /messages? in flight/ });
+  for (let i = 0; i < 50 && (await summary.count()) === 0; i++) await page.keyboard.press("s");
+  await summary.focus();
+  await page.keyboard.press("Enter");
+  const first = inspector.getByRole("button", { name: /→/ }).first();
+  const name = (await first.textContent()) ?? "";
+  await first.focus();
+  await page.keyboard.press("Enter");
+  await expect(inspector.getByRole("heading", { name: new RegExp(`from ${name.split(" ").at(-3)} to ${name.split(" ").at(-1)}$`) })).toBeVisible();
+  await expect(inspector.getByRole("button", { name: "Drop this message" })).toBeVisible();
+});
+
 test("a hidden tab runs nothing; showing it again resumes", async ({ page }) => {
   await page.goto("/?seed=3&speed=1");
   await leader(page);

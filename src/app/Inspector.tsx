@@ -77,7 +77,33 @@ function Hint({ view }: { view: SimView }) {
           </button>
         ))}
       </div>
+      <InFlight view={view} />
     </div>
+  );
+}
+
+/** Messages shown by name in the hint, so they can be chosen without a pointer (pause first: they move). */
+export const MESSAGES_LISTED = 12;
+
+/** The messages in flight as buttons: the keyboard's way to inspect or drop one. */
+function InFlight({ view }: { view: SimView }) {
+  const select = useLab(selectSelect);
+  const n = view.messages.length;
+  if (n === 0) return <p className="small-print">No message is in flight right now.</p>;
+  return (
+    <details className="in-flight">
+      <summary>
+        {n} message{n === 1 ? "" : "s"} in flight{view.playing ? " (pause to pick one)" : ""}
+      </summary>
+      <div className="chips">
+        {view.messages.slice(0, MESSAGES_LISTED).map((m) => (
+          <button type="button" key={m.id} className="chip" onClick={() => select({ kind: "message", id: m.id })}>
+            {m.label} {m.from} → {m.to}
+          </button>
+        ))}
+        {n > MESSAGES_LISTED && <span className="small-print">and {n - MESSAGES_LISTED} more (click them in the ring)</span>}
+      </div>
+    </details>
   );
 }
 
