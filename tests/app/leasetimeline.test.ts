@@ -25,7 +25,7 @@ import {
   xPct,
 } from "../../src/app/panels/timelineScale";
 import type { HolderView, LeaseRowView, LeaseSpan, SimView } from "../../src/worker/protocol";
-import { holderFixture } from "../support/views";
+import { holderFixture, viewFixture } from "../support/views";
 
 const S = 1_000_000;
 
@@ -210,33 +210,7 @@ describe("text", () => {
 });
 
 function view(over: Partial<SimView>): SimView {
-  return {
-    runId: 1,
-    seed: 7,
-    settings: {} as SimView["settings"],
-    now: 10 * S,
-    playing: true,
-    speed: 1,
-    halted: false,
-    nodes: [],
-    logWindow: { from: 1, to: 0 },
-    leader: "n1",
-    holders: [],
-    leases: [],
-    storage: null,
-    messages: [],
-    drops: [],
-    network: { groups: [], cuts: [], dropRate: 0, duplicateRate: 0, latencyMinUs: 0, latencyMaxUs: 0 },
-    checkers: [],
-    violations: 0,
-    recentViolations: [],
-    newEvents: [],
-    traceHash: "",
-    eventsProcessed: 0,
-    eventsHandled: 0,
-    lastStep: [],
-    ...over,
-  };
+  return viewFixture({ now: 10 * S, leader: "n1", ...over });
 }
 
 describe("LeaseTimelineView markup", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
 import type { EntryView, NodeView, SimView } from "../../src/worker/protocol";
-import { nodeFixture } from "../support/views";
+import { nodeFixture, viewFixture } from "../support/views";
 
 function entries(from: number, to: number, termOf: (i: number) => number, labelOf: (i: number) => string = () => "noop"): EntryView[] {
   const out: EntryView[] = [];
@@ -36,32 +36,7 @@ function fixture(): SimView {
     node("n3", { commitIndex: 10, lastIndex: 10, entries: entries(9, 10, term, label) }),
     node("n4", { status: "down", role: null, commitIndex: null, lastIndex: 14, entries: entries(9, 14, term, label) }),
   ];
-  return {
-    runId: 1,
-    seed: 7,
-    settings: {} as SimView["settings"],
-    now: 5_000_000,
-    playing: true,
-    speed: 1,
-    halted: false,
-    nodes,
-    logWindow: { from: 9, to: 14 },
-    leader: "n1",
-    holders: [],
-    leases: [],
-    storage: null,
-    messages: [],
-    drops: [],
-    network: { groups: [], cuts: [], dropRate: 0, duplicateRate: 0, latencyMinUs: 0, latencyMaxUs: 0 },
-    checkers: [],
-    violations: 0,
-    recentViolations: [],
-    newEvents: [],
-    traceHash: "",
-    eventsProcessed: 0,
-    eventsHandled: 0,
-    lastStep: [],
-  };
+  return viewFixture({ now: 5_000_000, nodes, logWindow: { from: 9, to: 14 }, leader: "n1" });
 }
 
 /** The markup of one node's row. */
