@@ -253,11 +253,25 @@ test("settings: bad values are refused with a reason, good ones start a new run 
 test("a message in flight can be inspected and dropped; the event log says so", async ({ page }) => {
   await page.goto("/?seed=6&speed=0.05&holders=0&clients=0");
   await leader(page);
-  // Step until a message is in flight, then click it.
+  // Step until a message's dot is clear of the nodes (one just sent sits on its sender), then click it.
   await pause(page);
-  const msg = page.locator("svg g.msg").first();
-  for (let i = 0; i < 50 && (await msg.count()) === 0; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
-  await msg.locator("circle.dot").click({ force: true });
+  const clickable = async (): Promise<{ x: number; y: number } | null> =>
+    page.evaluate(() => {
+      for (const dot of document.querySelectorAll("svg g.msg circle.dot")) {
+        const r = dot.getBoundingClientRect();
+        const x = r.x + r.width / 2;
+        const y = r.y + r.height / 2;
+        if (document.elementFromPoint(x, y)?.closest("g.msg") === dot.closest("g.msg")) return { x, y };
+      }
+      return null;
+    });
+  let at = await clickable();
+  for (let i = 0; i < 80 && at === null; i++) {
+    await page.getByRole("button", { name: "Step", exact: true }).click();
+    at = await clickable();
+  }
+  if (at === null) throw new Error("no message could be clicked");
+  await page.mouse.click(at.x, at.y);
   const inspector = page.getByRole("region", { name: "Inspector" });
   await expect(inspector).toContainText(/ from n\d+ to n\d+/);
   await inspector.getByRole("button", { name: "Show full state" }).click();
