@@ -19,10 +19,6 @@ export function formatDuration(us: number): string {
   return `${sign}${m} min ${s} s`;
 }
 
-export function formatSpeed(s: number): string {
-  return `${s}×`;
-}
-
 export function nodeState(n: NodeView): NodeState {
   return n.status === "down" || n.role === null ? "down" : n.role;
 }
@@ -37,9 +33,4 @@ export function stateText(n: NodeView): string {
 /** The accessible name of a node, e.g. "n3, leader, term 4". */
 export function nodeLabel(n: NodeView): string {
   return `${n.id}, ${stateText(n)}, term ${n.term}`;
-}
-
-/** "h2" -> "holder h2". */
-export function holderName(id: string): string {
-  return `holder ${id}`;
 }

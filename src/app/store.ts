@@ -140,7 +140,6 @@ export const useLab = create<LabState>()((set, get) => ({
 
 // Module-level selectors (stable identities, as xyflow does).
 export const selectView = (s: LabState): SimView | null => s.view;
-export const selectLiveView = (s: LabState): SimView | null => s.liveView;
 export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s.view === null ? undefined : s.view.storage);
 export const selectHasView = (s: LabState): boolean => s.view !== null;
 export const selectSend = (s: LabState): LabState["send"] => s.send;

@@ -42,10 +42,7 @@ export const ROLE_TEXT: Record<NodeState, string> = {
   down: "down",
 };
 
-export const ACCEPTED_COLOR = OKABE_ITO.green;
-export const REJECTED_COLOR = OKABE_ITO.vermillion;
 export const PAUSED_COLOR = OKABE_ITO.purple;
-export const VIOLATION_COLOR = OKABE_ITO.vermillion;
 
 /** Term colours for the log grid (cycled; the term number is always printed in the cell too). */
 const TERM_COLORS = [OKABE_ITO.skyBlue, OKABE_ITO.orange, OKABE_ITO.green, OKABE_ITO.purple, OKABE_ITO.yellow, OKABE_ITO.blue, OKABE_ITO.vermillion];
