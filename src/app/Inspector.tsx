@@ -7,7 +7,7 @@ import { MAX_DRIFT_PPM } from "../core/sim/clock";
 import type { Action } from "../core/sim/sim";
 import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
 import { formatDuration, formatTime, stateText } from "./format";
-import { clockAt } from "./ring/geometry";
+import { clockAt, driftText } from "./ring/geometry";
 import { selectInspection, selectSelect, selectSelected, selectSend, selectView, useLab } from "./store";
 
 function useAct(): (action: Action) => void {
@@ -136,6 +136,17 @@ function FullState({ target }: { target: InspectTarget }) {
   );
 }
 
+/** "Paused: wakes in 1.2 s", while a process is paused. */
+function PausedFact({ until, now }: { until: number | null; now: number }) {
+  if (until === null) return null;
+  return (
+    <>
+      <dt>Paused</dt>
+      <dd>wakes in {formatDuration(Math.max(0, until - now))}</dd>
+    </>
+  );
+}
+
 /** Sets a process's clock drift (parts per million; + runs fast, − runs slow). */
 function DriftControl({ id, driftPpm: current }: { id: string; driftPpm: number }) {
   const act = useAct();
@@ -179,7 +190,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         <dd>{n.leaderHint ?? "unknown"}</dd>
         <dt>Local clock</dt>
         <dd>
-          {formatTime(clockAt(n.clockOffsetUs, n.driftPpm, view.now))} ({n.driftPpm === 0 ? "no drift" : `${n.driftPpm > 0 ? "+" : ""}${n.driftPpm} ppm`})
+          {formatTime(clockAt(n.clockOffsetUs, n.driftPpm, view.now))} ({driftText(n.driftPpm) || "no drift"})
         </dd>
         {n.electionTimerAt !== null && (
           <>
@@ -187,12 +198,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
             <dd>fires in {formatDuration(Math.max(0, n.electionTimerAt - view.now))}</dd>
           </>
         )}
-        {n.pausedUntil !== null && (
-          <>
-            <dt>Paused</dt>
-            <dd>wakes in {formatDuration(Math.max(0, n.pausedUntil - view.now))}</dd>
-          </>
-        )}
+        <PausedFact until={n.pausedUntil} now={view.now} />
       </dl>
       <div className="actions">
         <button type="button" className="danger" disabled={n.status === "down"} onClick={() => act({ type: "crash", proc: n.id })}>
@@ -253,12 +259,7 @@ function HolderActions({ h, view }: { h: HolderView; view: SimView }) {
             <dd>{formatDuration(h.gcPauseArmedUs)} after its next lease check</dd>
           </>
         )}
-        {h.pausedUntil !== null && (
-          <>
-            <dt>Paused</dt>
-            <dd>wakes in {formatDuration(Math.max(0, h.pausedUntil - view.now))}</dd>
-          </>
-        )}
+        <PausedFact until={h.pausedUntil} now={view.now} />
       </dl>
       <div className="actions">
         <Duration label="seconds" value={pauseS} onChange={setPauseS} />
