@@ -46,17 +46,19 @@ export class SimHost {
   constructor(private readonly env: HostEnv) {}
 
   handle(msg: ToWorker): void {
+    // Inspecting and hiding change nothing the view shows; everything else does (and ends "what the last Step did").
+    const changes = msg.type !== "inspect" && msg.type !== "hidden";
+    if (changes) this.lastStep = [];
     try {
       this.dispatch(msg);
     } catch (e) {
       this.env.post({ type: "error", message: e instanceof Error ? e.message : String(e) });
     }
-    if (msg.type !== "inspect" && msg.type !== "hidden") this.dirty = true;
+    if (changes) this.dirty = true;
     this.publish();
   }
 
   private dispatch(msg: ToWorker): void {
-    if (msg.type !== "inspect" && msg.type !== "hidden") this.lastStep = [];
     switch (msg.type) {
       case "start": {
         const config = configFor(msg.settings);
