@@ -159,7 +159,7 @@ export function leaseRows(sim: Simulation, journal: Journal): LeaseRowView[] {
   const leaderClock = leader === null ? null : sim.clockOf(leader);
   return [...names].sort().map((name) => {
     const info = infos.find((l) => l.name === name) ?? null;
-    const exp = tracker?.expiry(name) ?? null;
+    const exp = tracker?.expiresAt(name) ?? null;
     return {
       name,
       state: info?.state ?? "free",
@@ -168,7 +168,7 @@ export function leaseRows(sim: Simulation, journal: Journal): LeaseRowView[] {
       ttlMs: info?.ttlMs ?? 0,
       transitions: info?.transitions ?? 0,
       keys: info?.keys.slice() ?? [],
-      leaderExpiresAt: exp !== null && leaderClock !== null ? toVirtual(leaderClock, exp.expiresAt) : null,
+      leaderExpiresAt: exp !== null && leaderClock !== null ? toVirtual(leaderClock, exp) : null,
       leaderId: leader,
       ...journal.history(name, sim.now),
     };

@@ -83,10 +83,9 @@ export class LeaseTracker {
     return t === undefined ? null : Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS));
   }
 
-  /** When (leader's local µs) the lease it times for `name` expires, and whether its Expire is on the way; null if untracked. */
-  expiry(name: string): { readonly holder: string; readonly token: number; readonly expiresAt: number; readonly expiring: boolean } | null {
-    const t = this.leases[name];
-    return t === undefined ? null : { holder: t.holder, token: t.token, expiresAt: t.expiresAt, expiring: t.expiring };
+  /** When (leader's local µs) the lease it times for `name` expires; null if it does not time it. */
+  expiresAt(name: string): number | null {
+    return this.leases[name]?.expiresAt ?? null;
   }
 
   /** Follows what the log did: a grant starts the lease's clock; revoke and expire stop it. */
