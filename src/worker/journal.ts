@@ -42,10 +42,8 @@ export class Journal {
   /** Messages on the wire: their send time and label, for drawing drops. */
   private readonly sent = new Map<number, Sent>();
   private readonly leases = new Map<string, LeaseHistory>();
-  private readonly holderState = new Map<string, string>();
-  /** Lease a holder wants, and the token it currently believes it holds. */
-  private readonly holderLease = new Map<string, string>();
-  private readonly holderToken = new Map<string, number | null>();
+  /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
+  private readonly holders = new Map<string, { state: string | undefined; lease: string; token: number | null }>();
   private readonly seen = new Set<string>();
   /** Nodes that currently lead (from role events): only a leader's commits make a line. */
   private readonly leaders = new Set<string>();
@@ -117,12 +115,16 @@ export class Journal {
         // Followers learn the same commit index a moment later: one line from the leader is enough.
         if (this.leaders.has(e.proc)) this.line(e);
         return;
-      case "crash":
+      case "crash": {
         this.leaders.delete(e.proc);
-        if (this.holderToken.has(e.proc)) this.closeHolderSpan(e.proc, e.t, "crash");
-        this.holderState.delete(e.proc);
+        const h = this.holders.get(e.proc);
+        if (h !== undefined) {
+          this.closeHolderSpan(e.proc, h, e.t, "crash");
+          h.state = undefined;
+        }
         this.line(e);
         return;
+      }
       default:
         this.line(e);
     }
@@ -200,20 +202,25 @@ export class Journal {
 
   private onHolder(e: Extract<TraceEvent, { kind: "holder" }>): void {
     const id = e.proc;
-    const prev = this.holderState.get(id);
-    this.holderState.set(id, e.state);
-    this.holderLease.set(id, e.leaseName);
+    let me = this.holders.get(id);
+    if (me === undefined) {
+      me = { state: undefined, lease: e.leaseName, token: null };
+      this.holders.set(id, me);
+    }
+    const prev = me.state;
+    me.state = e.state;
+    me.lease = e.leaseName;
     const top = e.state.split(".")[0] ?? e.state;
     const prevTop = prev?.split(".")[0];
-    const had = this.holderToken.get(id) ?? null;
+    const had = me.token;
     if (e.token !== had) {
-      if (had !== null) this.closeHolderSpan(id, e.t, top === "released" || top === "releasing" ? "released" : top);
+      if (had !== null) this.closeHolderSpan(id, me, e.t, top === "released" || top === "releasing" ? "released" : top);
       if (e.token !== null) {
         const h = this.lease(e.leaseName);
         h.holderSpans.push({ holder: id, token: e.token, from: e.t, to: null, end: null });
         if (h.holderSpans.length > MAX_SPANS) h.holderSpans.splice(0, h.holderSpans.length - MAX_SPANS);
       }
-      this.holderToken.set(id, e.token);
+      me.token = e.token;
     }
     if (top !== prevTop && (top === "jeopardy" || top === "grace" || top === "lost")) {
       this.mark(e.leaseName, { t: e.t, kind: top, holder: id, token: e.token ?? had ?? 0 });
@@ -222,11 +229,9 @@ export class Journal {
     if (prev !== e.state && !(top === "requesting" && prevTop === "requesting")) this.line(e, prev);
   }
 
-  private closeHolderSpan(id: string, t: number, end: string): void {
-    const name = this.holderLease.get(id);
-    if (name === undefined) return;
-    for (const s of this.lease(name).holderSpans) if (s.to === null && s.holder === id) close(s, t, end);
-    this.holderToken.set(id, null);
+  private closeHolderSpan(id: string, me: { lease: string; token: number | null }, t: number, end: string): void {
+    for (const s of this.lease(me.lease).holderSpans) if (s.to === null && s.holder === id) close(s, t, end);
+    me.token = null;
   }
 }
 

@@ -211,6 +211,20 @@ describe("the view", () => {
     expect(h?.deadlineAt).toBeLessThan(row?.leaderExpiresAt ?? 0);
   });
 
+  it("a holder's own span closes when it crashes, and a new one opens for the next holder", () => {
+    const { sim, journal } = run(3000);
+    const before = viewOf(sim, ctx(journal)).leases[0];
+    const holder = before?.holder as string;
+    sim.act({ type: "crash", proc: holder });
+    sim.advanceTo(sim.now + 6_000_000);
+    const row = viewOf(sim, ctx(journal)).leases[0];
+    const mine = row?.holderSpans.filter((s) => s.holder === holder) ?? [];
+    expect(mine.at(-1)?.end).toBe("crash");
+    expect(mine.every((s) => s.to !== null)).toBe(true);
+    expect(row?.holder).not.toBe(holder);
+    expect(row?.holderSpans.some((s) => s.holder === row.holder && s.to === null)).toBe(true);
+  });
+
   it("messages crossing a partition are marked blocked, and drops are remembered with their label", () => {
     const { sim, journal } = run(2000);
     const leader = sim.leader() as string;
