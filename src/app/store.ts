@@ -6,8 +6,13 @@
 import { create } from "zustand";
 import { shareEqual } from "./share";
 import {
+  DIAGRAM_MARK_LIMIT,
+  DIAGRAM_MESSAGE_LIMIT,
+  type DiagramMark,
+  type DiagramMessage,
   EVENT_LOG_LIMIT,
   type EventLine,
+  type ExportKind,
   type FromWorker,
   type InspectTarget,
   type RunSettings,
@@ -38,6 +43,15 @@ export interface LabState {
   readonly liveView: SimView | null;
   /** Event log lines of the current run, oldest first (at most EVENT_LOG_LIMIT). */
   readonly events: readonly EventLine[];
+  /** Space-time diagram: finished messages up to the cursor, oldest first (at most DIAGRAM_MESSAGE_LIMIT). */
+  readonly diagramMessages: readonly DiagramMessage[];
+  /** Space-time diagram: state changes up to the cursor, oldest first (at most DIAGRAM_MARK_LIMIT). */
+  readonly diagramMarks: readonly DiagramMark[];
+  /** The message highlighted in both the ring and the space-time diagram (hover or click). */
+  readonly focusMessage: number | null;
+  readonly setFocusMessage: (id: number | null) => void;
+  /** Asks the worker for an export; resolves with its text (rejects if the worker reports an error first). */
+  readonly requestExport: (what: ExportKind) => Promise<ExportResult>;
   readonly selected: Selection;
   /** The worker's full description of the selected thing, when asked for. */
   readonly inspection: Inspection | null;
@@ -59,17 +73,34 @@ export interface LabState {
   readonly dismissNotices: () => void;
 }
 
+export interface ExportResult {
+  readonly filename: string;
+  readonly mime: string;
+  readonly text: string;
+  readonly note: string | null;
+}
+
 const NONE: readonly string[] = [];
+
+/** Appends `fresh` to `old`, keeping the newest `limit`. */
+export function appendBounded<T>(old: readonly T[], fresh: readonly T[], limit: number): readonly T[] {
+  if (fresh.length === 0) return old;
+  const all = old.concat(fresh);
+  return all.length > limit ? all.slice(all.length - limit) : all;
+}
 
 /** Appends new lines, keeping the newest EVENT_LOG_LIMIT. */
 export function appendEvents(old: readonly EventLine[], fresh: readonly EventLine[]): readonly EventLine[] {
-  if (fresh.length === 0) return old;
-  const all = old.concat(fresh);
-  return all.length > EVENT_LOG_LIMIT ? all.slice(all.length - EVENT_LOG_LIMIT) : all;
+  return appendBounded(old, fresh, EVENT_LOG_LIMIT);
 }
 
-/** Event lines received but not yet shown (they join `events` with the next panel update). */
+/** Event lines, messages and marks received but not yet shown (they join the store with the next panel update). */
 let pendingLines: EventLine[] = [];
+let pendingMessages: DiagramMessage[] = [];
+let pendingMarks: DiagramMark[] = [];
+/** Export requests waiting for the worker's answer. */
+const exportWaiters = new Map<number, { resolve: (r: ExportResult) => void; reject: (e: Error) => void }>();
+let nextExportId = 1;
 let panelAt = Number.NEGATIVE_INFINITY;
 
 function realNow(): number {
@@ -81,6 +112,9 @@ export const useLab = create<LabState>()((set, get) => ({
   view: null,
   liveView: null,
   events: [],
+  diagramMessages: [],
+  diagramMarks: [],
+  focusMessage: null,
   selected: null,
   inspection: null,
   highlight: NONE,
@@ -94,12 +128,20 @@ export const useLab = create<LabState>()((set, get) => ({
         const prev = get().view;
         const live = msg.view;
         const sameRun = prev !== null && prev.runId === live.runId;
-        if (!sameRun) pendingLines = [];
+        // A jump in history (seek, step back, branch): the view brings everything retained up to the cursor.
+        const sameEpoch = sameRun && prev.epoch === live.epoch;
+        if (!sameEpoch) {
+          pendingLines = [];
+          pendingMessages = [];
+          pendingMarks = [];
+        }
         pendingLines = pendingLines.concat(live.newEvents);
+        pendingMessages = pendingMessages.concat(live.newMessages);
+        pendingMarks = pendingMarks.concat(live.newMarks);
         const t = realNow();
         const urgent =
           prev === null ||
-          !sameRun ||
+          !sameEpoch ||
           !live.playing ||
           prev.playing !== live.playing ||
           live.violations !== prev.violations ||
@@ -113,24 +155,47 @@ export const useLab = create<LabState>()((set, get) => ({
         // Unchanged parts keep their identity, so panels whose data did not change skip rendering.
         const v = sameRun ? shareEqual(prev, live) : live;
         const fresh = pendingLines;
+        const freshMessages = pendingMessages;
+        const freshMarks = pendingMarks;
         pendingLines = [];
+        pendingMessages = [];
+        pendingMarks = [];
+        const st = get();
         set({
           view: v,
           liveView: live,
           settings: v.settings,
-          events: sameRun ? appendEvents(get().events, fresh) : appendEvents([], fresh),
-          ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null }),
+          events: appendEvents(sameEpoch ? st.events : [], fresh),
+          diagramMessages: appendBounded(sameEpoch ? st.diagramMessages : [], freshMessages, DIAGRAM_MESSAGE_LIMIT),
+          diagramMarks: appendBounded(sameEpoch ? st.diagramMarks : [], freshMarks, DIAGRAM_MARK_LIMIT),
+          ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null }),
         });
         return;
       }
       case "error":
+        // An export that failed is answered by an error: nothing else will answer it.
+        for (const w of exportWaiters.values()) w.reject(new Error(msg.message));
+        exportWaiters.clear();
         set({ error: msg.message });
         return;
+      case "export": {
+        const w = exportWaiters.get(msg.requestId);
+        exportWaiters.delete(msg.requestId);
+        w?.resolve({ filename: msg.filename, mime: msg.mime, text: msg.text, note: msg.note });
+        return;
+      }
       case "inspection":
         set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
         return;
     }
   },
+  setFocusMessage: (id) => set({ focusMessage: id }),
+  requestExport: (what) =>
+    new Promise<ExportResult>((resolve, reject) => {
+      const requestId = nextExportId++;
+      exportWaiters.set(requestId, { resolve, reject });
+      get().send({ type: "export", what, requestId });
+    }),
   select: (s) => set({ selected: s, inspection: null }),
   setHighlight: (procs) => set({ highlight: procs.length === 0 ? NONE : procs }),
   setHover: (procs) => set({ hover: procs }),
@@ -144,6 +209,12 @@ export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s
 export const selectHasView = (s: LabState): boolean => s.view !== null;
 export const selectSend = (s: LabState): LabState["send"] => s.send;
 export const selectEvents = (s: LabState): readonly EventLine[] => s.events;
+export const selectDiagramMessages = (s: LabState): readonly DiagramMessage[] => s.diagramMessages;
+export const selectDiagramMarks = (s: LabState): readonly DiagramMark[] => s.diagramMarks;
+export const selectFocusMessage = (s: LabState): number | null => s.focusMessage;
+export const selectSetFocusMessage = (s: LabState): LabState["setFocusMessage"] => s.setFocusMessage;
+export const selectRequestExport = (s: LabState): LabState["requestExport"] => s.requestExport;
+export const selectTimeline = (s: LabState): SimView["timeline"] | undefined => s.view?.timeline;
 export const selectSelected = (s: LabState): Selection => s.selected;
 export const selectSelect = (s: LabState): LabState["select"] => s.select;
 export const selectInspection = (s: LabState): Inspection | null => s.inspection;

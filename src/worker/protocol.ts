@@ -10,6 +10,7 @@
  * page can draw everything on one axis.
  */
 import type { Role } from "../core/raft/types";
+import type { Scenario } from "../core/scenario/schema";
 import type { Action, ProcStatus } from "../core/sim/sim";
 
 /** What a run is made of. Everything else comes from defaultConfig(). */
@@ -47,9 +48,17 @@ export type InspectTarget =
   | { readonly kind: "storage" }
   | { readonly kind: "message"; readonly id: number };
 
+/** Something the page can ask the worker to export as text. */
+export type ExportKind = "scenario" | "trace" | "history";
+
 export type ToWorker =
-  /** Builds a fresh simulation (replacing any previous one). */
-  | { readonly type: "start"; readonly settings: RunSettings }
+  /**
+   * Builds a fresh simulation (replacing any previous one). With `scenario` (an imported
+   * file or a share link) the scenario is the authority for every setting and brings the
+   * user's actions; `settings` then only says how it is shown (speed, autoplay). `seekTo`
+   * (µs) moves the cursor there once the run is built.
+   */
+  | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario; readonly seekTo?: number }
   | { readonly type: "play" }
   | { readonly type: "pause" }
   /** Pauses, then processes exactly one event. */
@@ -59,7 +68,94 @@ export type ToWorker =
   | { readonly type: "act"; readonly action: Action }
   /** The page was hidden (true) or shown again (false): a hidden page costs no CPU. */
   | { readonly type: "hidden"; readonly hidden: boolean }
-  | { readonly type: "inspect"; readonly target: InspectTarget };
+  | { readonly type: "inspect"; readonly target: InspectTarget }
+  /** Moves the time cursor to virtual time `t` (µs) of the current branch (clamped to what has been explored). Pauses. */
+  | { readonly type: "seek"; readonly t: number }
+  /** Pauses, then goes back exactly one simulator event. */
+  | { readonly type: "stepBack" }
+  /** Makes another branch current, at the point where it was left. Pauses. */
+  | { readonly type: "switchBranch"; readonly branch: number }
+  /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
+  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
+
+/** A user action as recorded on a branch: what, and the virtual time (µs) it was taken at. */
+export interface TimedActionView {
+  readonly at: number;
+  readonly action: Action;
+  /** One line, for lists ("crash n2", "pause h1 for 5 s"). */
+  readonly text: string;
+}
+
+export type MarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
+
+/** A moment worth jumping to, on the time slider. */
+export interface TimelineMarker {
+  readonly t: number;
+  /** Trace position (unique on a branch). */
+  readonly n: number;
+  readonly kind: MarkerKind;
+  /** Short words: "n3 leads term 4", "lease lock expired (h1)", "write by h1 (token 7) rejected". */
+  readonly label: string;
+}
+
+export interface BranchView {
+  readonly id: number;
+  /** "main", "branch 2", ... */
+  readonly name: string;
+  readonly parent: number | null;
+  /** Where it left its parent (virtual µs); 0 for main. */
+  readonly forkedAt: number;
+  /** How far it has been explored (virtual µs). */
+  readonly end: number;
+  /** Its user actions, in order. */
+  readonly actions: number;
+  /** The first action that differs from the parent, in words (null for main). */
+  readonly firstAction: string | null;
+}
+
+/** Where the cursor is in the run's history, and what can be jumped to. */
+export interface TimelineView {
+  readonly branch: number;
+  readonly branches: readonly BranchView[];
+  /** Furthest virtual time explored on the current branch (µs); the cursor is SimView.now. */
+  readonly end: number;
+  /** Markers of the current branch, oldest first (bounded: MAX_MARKERS). */
+  readonly markers: readonly TimelineMarker[];
+  /** Markers left out because of the bound. */
+  readonly markersDropped: number;
+  /** The current branch's user actions (the ones a share link or scenario export carries). */
+  readonly actions: readonly TimedActionView[];
+  /** There is an earlier event to step back to. */
+  readonly canStepBack: boolean;
+  /** Snapshots the worker holds for this branch (for the curious; seeking replays from the nearest one). */
+  readonly snapshots: number;
+}
+
+/** A message that arrived or was lost: one arrow of the space-time diagram. */
+export interface DiagramMessage {
+  readonly id: number;
+  readonly from: string;
+  readonly to: string;
+  readonly sentAt: number;
+  /** When it arrived, or was dropped. */
+  readonly endAt: number;
+  readonly label: string;
+  readonly outcome: "delivered" | "dropped";
+  /** Why it was dropped, in words (null when delivered). */
+  readonly reason: string | null;
+}
+
+/** A state change on one process's line of the space-time diagram. */
+export interface DiagramMark {
+  readonly t: number;
+  readonly n: number;
+  readonly proc: string;
+  readonly kind: "role" | "crash" | "restart" | "pause" | "resume" | "holder" | "storage" | "clock" | "timeout" | "violation";
+  /** Short words: "leader T4", "crashed", "holding (token 7)", "rejected token 5". */
+  readonly label: string;
+  /** A problem (rejection, violation, lost lease): drawn in the warning colour. */
+  readonly bad: boolean;
+}
 
 /** One log entry as drawn in the log grid. */
 export interface EntryView {
@@ -271,6 +367,17 @@ export interface EventLine {
 export interface SimView {
   /** Changes whenever a new run starts (the page clears what it accumulated). */
   readonly runId: number;
+  /**
+   * Changes whenever the run's history jumps (a seek, a step back, a branch switch, a
+   * new run): then newEvents, newMessages and newMarks hold everything the worker
+   * retains up to the cursor, and the page replaces what it had instead of appending.
+   */
+  readonly epoch: number;
+  readonly timeline: TimelineView;
+  /** Space-time diagram: messages that ended (arrived or dropped) since the previous view (or all retained ones on a new epoch). */
+  readonly newMessages: readonly DiagramMessage[];
+  /** Space-time diagram: state changes since the previous view (or all retained ones on a new epoch). */
+  readonly newMarks: readonly DiagramMark[];
   readonly seed: number;
   readonly settings: RunSettings;
   /** Virtual time, µs. */
@@ -309,7 +416,18 @@ export type FromWorker =
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }
-  | { readonly type: "inspection"; readonly target: InspectTarget; readonly title: string; readonly text: string };
+  | { readonly type: "inspection"; readonly target: InspectTarget; readonly title: string; readonly text: string }
+  | {
+      readonly type: "export";
+      readonly requestId: number;
+      readonly what: ExportKind;
+      /** A file name to save it under ("lease-lab-seed-7.json"). */
+      readonly filename: string;
+      readonly mime: string;
+      readonly text: string;
+      /** Set when the export was cut short (e.g. a trace longer than MAX_TRACE_EXPORT_EVENTS): says what was left out. */
+      readonly note: string | null;
+    };
 
 /** How long (virtual µs) a dropped message stays drawn: one real second at `speed`. The worker and the ring agree on it. */
 export function dropWindowUs(speed: number): number {
@@ -331,3 +449,10 @@ export const STORAGE_WRITES_SHOWN = 40;
 export const EVENT_LOG_LIMIT = 1000;
 /** How far back (virtual µs) the lease timeline keeps spans and marks. */
 export const LEASE_HISTORY_US = 60_000_000;
+/** Markers kept per branch for the time slider. */
+export const MAX_MARKERS = 2000;
+/** Space-time diagram: finished messages and state changes the worker and the page keep (the newest). */
+export const DIAGRAM_MESSAGE_LIMIT = 6000;
+export const DIAGRAM_MARK_LIMIT = 2000;
+/** A trace export stops after this many events (and says so). */
+export const MAX_TRACE_EXPORT_EVENTS = 2_000_000;

@@ -1,6 +1,20 @@
 /** Hand-made view fixtures for the page's tests: every field filled, overrides on top. */
 import { DEFAULT_SETTINGS } from "../../src/app/params";
-import type { HolderView, NodeView, SimView } from "../../src/worker/protocol";
+import type { HolderView, NodeView, SimView, TimelineView } from "../../src/worker/protocol";
+
+export function timelineFixture(over: Partial<TimelineView> = {}): TimelineView {
+  return {
+    branch: 0,
+    branches: [{ id: 0, name: "main", parent: null, forkedAt: 0, end: 0, actions: 0, firstAction: null }],
+    end: 0,
+    markers: [],
+    markersDropped: 0,
+    actions: [],
+    canStepBack: false,
+    snapshots: 1,
+    ...over,
+  };
+}
 
 export function nodeFixture(over: Partial<NodeView> & { id: string }): NodeView {
   return {
@@ -47,6 +61,10 @@ export function holderFixture(over: Partial<HolderView> & { id: string }): Holde
 export function viewFixture(over: Partial<SimView> = {}): SimView {
   return {
     runId: 1,
+    epoch: 1,
+    timeline: timelineFixture(),
+    newMessages: [],
+    newMarks: [],
     seed: 7,
     settings: DEFAULT_SETTINGS,
     now: 0,
