@@ -11,6 +11,9 @@ import { LogGrid } from "./panels/LogGrid";
 import { HolderPanel } from "./panels/Statechart";
 import { StoragePanel } from "./panels/StoragePanel";
 import { Ring } from "./ring/Ring";
+import { SpaceTime } from "./diagram/SpaceTime";
+import { ShareMenu } from "./sharing/ShareMenu";
+import { TimeTravel } from "./timeline/TimeTravel";
 import { SettingsDialog } from "./SettingsDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
@@ -110,6 +113,7 @@ function Body() {
       <header className="top">
         <h1>Lease Lab</h1>
         <Toolbar />
+        <ShareMenu />
       </header>
       <Summary />
       <ViolationBanner />
@@ -117,6 +121,8 @@ function Body() {
       <main className="board">
         <div className="col-main">
           <Ring />
+          <TimeTravel />
+          <SpaceTime />
           <LogGrid />
         </div>
         <div className="col-side">

@@ -1,13 +1,24 @@
-/** Run settings -> simulator configuration (shared by the worker and the page's URL checks). */
-import { defaultConfig, mergeConfig, type SimConfig } from "../core/sim/config";
+/**
+ * Run settings <-> scenarios and simulator configuration (shared by the worker and the page).
+ *
+ * The worker always runs a Scenario: the page's settings become one (scenarioFromSettings),
+ * so a run made in the browser and the same run from a scenario file or a share link
+ * are built by the very same code as the CLI's (scenarioConfig).
+ */
+import { scenarioConfig } from "../core/scenario/runner";
+import { type Scenario, scenarioSchema } from "../core/scenario/schema";
+import type { SimConfig } from "../core/sim/config";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings } from "./protocol";
 
-export function configFor(s: RunSettings): SimConfig {
+/** The scenario file text (input side) for run settings: everything the page can set, written out. */
+export function scenarioInputFromSettings(s: RunSettings): Record<string, unknown> {
   const t = s.timing;
-  return mergeConfig(defaultConfig(), {
+  return {
+    version: 1,
+    name: `Lease Lab run, seed ${s.seed}`,
     seed: s.seed,
-    nodes: s.nodes,
-    raft: {
+    cluster: {
+      nodes: s.nodes,
       electionTimeoutMinMs: t.electionTimeoutMinMs,
       electionTimeoutMaxMs: t.electionTimeoutMaxMs,
       heartbeatIntervalMs: t.heartbeatIntervalMs,
@@ -15,11 +26,45 @@ export function configFor(s: RunSettings): SimConfig {
     network: { latencyMinMs: t.latencyMinMs, latencyMaxMs: t.latencyMaxMs },
     clients: { count: s.clients.count, workload: s.clients.workload },
     holders: { count: s.holders, ttlMs: t.leaseTtlMs, renewFraction: t.renewFraction, gracePeriodMs: t.gracePeriodMs },
-  });
+  };
 }
+
+/** The scenario the worker runs for page settings (no actions yet). */
+export function scenarioFromSettings(s: RunSettings): Scenario {
+  const r = scenarioSchema.safeParse(scenarioInputFromSettings(s));
+  if (!r.success) throw new Error(`these settings make no scenario: ${r.error.issues.map((i) => i.message).join("; ")}`);
+  return r.data;
+}
+
+/** What the page shows for a scenario (a file or a share link): its settings, as far as the page has knobs for them. */
+export function settingsFromScenario(sc: Scenario, show: { speed: number; autoplay: boolean }): RunSettings {
+  const c = scenarioConfig(sc);
+  return {
+    seed: c.seed,
+    nodes: c.nodes,
+    clients: { count: c.clients.count, workload: c.clients.workload },
+    holders: c.holders.count,
+    speed: clampSpeed(sc.ui?.speed ?? show.speed),
+    autoplay: show.autoplay,
+    timing: {
+      electionTimeoutMinMs: c.raft.electionTimeoutMinMs,
+      electionTimeoutMaxMs: c.raft.electionTimeoutMaxMs,
+      heartbeatIntervalMs: c.raft.heartbeatIntervalMs,
+      latencyMinMs: c.network.latencyMinMs,
+      latencyMaxMs: c.network.latencyMaxMs,
+      leaseTtlMs: c.holders.ttlMs,
+      renewFraction: c.holders.renewFraction,
+      gracePeriodMs: c.holders.gracePeriodMs,
+    },
+  };
+}
+
+export function configFor(s: RunSettings): SimConfig {
+  return scenarioConfig(scenarioFromSettings(s));
+}
+
 
 export function clampSpeed(speed: number): number {
   if (!Number.isFinite(speed)) return DEFAULT_SPEED;
   return Math.min(MAX_SPEED, Math.max(MIN_SPEED, speed));
 }
-

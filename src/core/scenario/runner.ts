@@ -244,6 +244,8 @@ export function toSimAction(a: ScenarioAction): Action {
       return { type: "gc-pause", holder: a.holder, durationUs: a.for };
     case "fencing":
       return { type: "fencing", on: a.on };
+    case "drop-message":
+      return { type: "drop-message", id: a.id };
   }
 }
 

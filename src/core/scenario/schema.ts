@@ -75,6 +75,8 @@ const action = z.discriminatedUnion("do", [
   z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
   z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() }),
   z.strictObject({ ...at, do: z.literal("note"), text: z.string() }),
+  /** Drops one message in flight, by its id (ids are deterministic: the same run numbers its messages the same way). */
+  z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().int().min(0) }),
 ]);
 
 const expectation = z.discriminatedUnion("that", [
@@ -227,6 +229,13 @@ export const scenarioSchema = z.strictObject({
     .optional(),
   actions: z.array(action).default([]),
   expect: z.array(expectation).default([]),
+  /** How the browser shows the run (the CLI ignores it): the speed and where the time cursor stands. */
+  ui: z
+    .strictObject({
+      speed: z.number().positive().max(1000).optional(),
+      at: duration.optional(),
+    })
+    .optional(),
 });
 
 export type Scenario = z.output<typeof scenarioSchema>;
