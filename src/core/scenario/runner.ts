@@ -2,6 +2,7 @@
  * Runs a scenario: builds the simulation from its settings, queues its actions,
  * checks its expectations at their times. The CLI, the tests and the UI share it.
  */
+import { applyActionsTo } from "../replay/timeline";
 import type { Violation } from "../sim/checkers";
 import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
 import type { NemesisConfig } from "../sim/nemesis";
@@ -12,6 +13,7 @@ import { holderStateOf } from "../client/holder";
 import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";
+import type { TimedAction } from "./record";
 import type { Expectation, Scenario, ScenarioAction } from "./schema";
 
 export interface RunOptions {
@@ -119,13 +121,24 @@ export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig 
   };
 }
 
-/** Builds the simulation with every action queued; the caller advances it. */
+/**
+ * Builds the simulation a scenario describes; its actions are not queued: move time with
+ * applyActionsTo(sim, scenarioActions(s), ...), which performs each action after every
+ * event due at or before its time (the browser records and replays user actions the same way).
+ */
 export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation {
   const durationUs = opts.durationUs ?? s.duration;
   const sim = new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs));
   if (opts.onTrace) sim.onTrace(opts.onTrace);
-  for (const a of s.actions) sim.schedule(a.at, toSimAction(a));
   return sim;
+}
+
+/** The scenario's actions as simulator actions, in time order (stable for equal times). */
+export function scenarioActions(s: Scenario): TimedAction[] {
+  return s.actions
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => x.a.at - y.a.at || x.i - y.i)
+    .map(({ a }) => ({ at: a.at, action: toSimAction(a) }));
 }
 
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
@@ -143,12 +156,15 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const checks = s.expect
     .map((e, index) => ({ e, index, at: Math.min(e.at ?? durationUs, durationUs) }))
     .sort((a, b) => a.at - b.at || a.index - b.index);
+  const actions = scenarioActions(s);
   const results: ExpectationResult[] = [];
+  let next = 0;
   for (const c of checks) {
-    sim.advanceTo(c.at);
+    // Actions at a check's own time run before it is checked.
+    next = applyActionsTo(sim, actions, next, c.at).next;
     results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, observer) });
   }
-  sim.advanceTo(durationUs);
+  applyActionsTo(sim, actions, next, durationUs);
   results.sort((a, b) => a.index - b.index);
   const nodes: NodeSummary[] = sim.nodeIds.map((id) => {
     const server = sim.server(id);

@@ -394,15 +394,19 @@ export class Simulation implements CheckerHost {
     return true;
   }
 
-  /** Processes exactly one event (skipping cancelled timers). Returns the trace events it produced. */
-  step(): TraceEvent[] {
+  /**
+   * Processes exactly one event (skipping cancelled timers). Returns the trace events it
+   * produced. With `maxTime`, only events due at or before it are considered (none may be).
+   */
+  step(maxTime = Number.POSITIVE_INFINITY): TraceEvent[] {
     if (this._halted) return [];
     const events: TraceEvent[] = [];
     this.stepEvents = events;
     try {
       for (;;) {
-        const top = this.queue.pop();
-        if (top === undefined) return events;
+        const next = this.queue.peek();
+        if (next === undefined || next.at > maxTime) return events;
+        const top = this.queue.pop() as QItem;
         if (this.process(top)) {
           this.handled++;
           return events;
@@ -421,6 +425,32 @@ export class Simulation implements CheckerHost {
   /** Runs an action now. Throws on a reference that names nothing. */
   act(action: Action): void {
     this.apply(action);
+  }
+
+  /**
+   * Runs an action now, as a handled event, exactly as a scheduled one would be: an action
+   * that cannot run is skipped and reported (actionFailures and a note), never thrown.
+   * Returns the failure, or null. This is how user actions and scenario actions are
+   * applied, so a run replayed from its action list is the same run.
+   */
+  perform(action: Action): ActionFailure | null {
+    if (this._halted) return null;
+    this.handled++;
+    return this.applyReported(action);
+  }
+
+  private applyReported(action: Action): ActionFailure | null {
+    try {
+      this.apply(action);
+      return null;
+    } catch (e) {
+      // An action that cannot run (e.g. "crash the leader" with no leader) is skipped and
+      // reported, never fatal: the run, and the user's work, go on.
+      const failure: ActionFailure = { time: this._now, action, error: (e as Error).message };
+      this._actionFailures.push(failure);
+      this.emit({ kind: "note", text: `${action.type} skipped: ${failure.error}` });
+      return failure;
+    }
   }
 
   /** Queues an action for a later time. */
@@ -532,15 +562,7 @@ export class Simulation implements CheckerHost {
         return true;
       }
       case "action":
-        try {
-          this.apply(q.action);
-        } catch (e) {
-          // A scheduled action that cannot run (e.g. "crash the leader" with no leader) is
-          // skipped and reported, never fatal: the run, and the user's work, go on.
-          const error = (e as Error).message;
-          this._actionFailures.push({ time: this._now, action: q.action, error });
-          this.emit({ kind: "note", text: `${q.action.type} skipped: ${error}` });
-        }
+        this.applyReported(q.action);
         return true;
       case "nemesis": {
         const n = this.nemesisState;

@@ -1,0 +1,440 @@
+/**
+ * Time travel over a deterministic simulation: a run is its settings plus the user's
+ * actions, each at the virtual time it was taken, so any moment of it can be rebuilt
+ * exactly. The timeline keeps periodic snapshots (thinned to a bound as the run grows)
+ * and replays from the nearest one; it never stores frames.
+ *
+ * Acting while the cursor is in the past starts a new branch from that moment; the old
+ * branch, with its future, is kept and can be made current again.
+ *
+ * The one rule that makes replay exact: an action taken at virtual time t runs after
+ * every event due at or before t (the simulator is advanced to t, then the action is
+ * performed). The scenario runner applies actions the same way (applyActionsTo).
+ */
+import type { Simulation } from "../sim/sim";
+import type { ActionFailure, SimSnapshot } from "../sim/sim";
+import type { TraceEvent } from "../sim/trace";
+import type { TimedAction } from "../scenario/record";
+
+/** State kept beside the simulation that follows its trace (the worker's journal): saved with every snapshot. */
+export interface Companion {
+  save(): unknown;
+  load(saved: unknown): void;
+}
+
+export type MarkerKind = "election" | "expiry" | "rejection" | "violation";
+
+export interface Marker {
+  readonly t: number;
+  /** Trace position of the event. */
+  readonly n: number;
+  readonly kind: MarkerKind;
+  readonly label: string;
+  /** For expiries: the log index of the expire entry (each node applies it; one marker). */
+  readonly index?: number;
+}
+
+interface Snap {
+  readonly sim: SimSnapshot;
+  /** Actions of the branch already performed in this state. */
+  readonly actionIndex: number;
+  readonly companion: unknown;
+}
+
+interface Branch {
+  readonly id: number;
+  readonly name: string;
+  readonly parent: number | null;
+  readonly forkedAt: number;
+  readonly actions: TimedAction[];
+  /** Furthest virtual time reached, and the events handled there. */
+  end: number;
+  endHandled: number;
+  snaps: Snap[];
+  snapEveryUs: number;
+  markers: Marker[];
+  markersDropped: number;
+  /** Trace positions below this have been looked at for markers. */
+  markedTo: number;
+}
+
+export interface BranchInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly parent: number | null;
+  readonly forkedAt: number;
+  readonly end: number;
+  readonly actions: readonly TimedAction[];
+  /** The first action this branch has that its parent did not have at the fork (null for the first branch). */
+  readonly firstAction: TimedAction | null;
+  readonly snapshots: number;
+}
+
+export interface TimelineOptions {
+  /** Virtual time between snapshots to begin with (doubles each time the bound is reached). */
+  readonly snapshotEveryUs?: number;
+  /** Snapshots kept per branch. */
+  readonly maxSnapshots?: number;
+  readonly maxMarkers?: number;
+  /** Branches kept; beyond it the oldest one that is neither current nor the first is forgotten. */
+  readonly maxBranches?: number;
+  readonly companion?: Companion;
+}
+
+export const DEFAULT_SNAPSHOT_EVERY_US = 500_000;
+export const DEFAULT_MAX_SNAPSHOTS = 96;
+export const DEFAULT_MAX_MARKERS = 2000;
+export const DEFAULT_MAX_BRANCHES = 12;
+
+/**
+ * Advances `sim` to `time`, performing the actions from `from` on that are due by then
+ * (each after every event due at or before its time). Returns the index of the next
+ * action, and whether it stopped early (stopWhen). The scenario runner and the timeline
+ * both move time with this, so they build the same run.
+ */
+export function applyActionsTo(
+  sim: Simulation,
+  actions: readonly TimedAction[],
+  from: number,
+  time: number,
+  stopWhen?: () => boolean,
+): { next: number; stopped: boolean } {
+  let i = from;
+  for (;;) {
+    const a = actions[i];
+    if (a === undefined || a.at > time) break;
+    if (a.at > sim.now && !sim.advanceTo(a.at, stopWhen)) return { next: i, stopped: true };
+    // Events due at the action's own time come first, even when the clock already reads it.
+    if (!sim.advanceTo(sim.now, stopWhen)) return { next: i, stopped: true };
+    sim.perform(a.action);
+    i++;
+    if (stopWhen?.()) return { next: i, stopped: true };
+  }
+  if (!sim.advanceTo(Math.max(time, sim.now), stopWhen)) return { next: i, stopped: true };
+  return { next: i, stopped: false };
+}
+
+export class Timeline {
+  readonly sim: Simulation;
+  private readonly branchList: Branch[] = [];
+  private cur: Branch;
+  /** Actions of the current branch already performed. */
+  private ai = 0;
+  private nextBranchId = 0;
+  private readonly maxSnapshots: number;
+  private readonly maxMarkers: number;
+  private readonly maxBranches: number;
+  private readonly companion: Companion | null;
+  /** False right after a branch switch, until the simulation is restored onto the new branch. */
+  private onBranch = true;
+
+  constructor(sim: Simulation, actions: readonly TimedAction[] = [], opts: TimelineOptions = {}) {
+    if (sim.eventsHandled !== 0 || sim.now !== 0) throw new Error("a timeline starts from a fresh simulation");
+    for (let i = 1; i < actions.length; i++) {
+      if ((actions[i] as TimedAction).at < (actions[i - 1] as TimedAction).at) throw new Error("actions must be in time order");
+    }
+    this.sim = sim;
+    this.maxSnapshots = Math.max(4, opts.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS);
+    this.maxMarkers = opts.maxMarkers ?? DEFAULT_MAX_MARKERS;
+    this.maxBranches = Math.max(2, opts.maxBranches ?? DEFAULT_MAX_BRANCHES);
+    this.companion = opts.companion ?? null;
+    this.cur = this.newBranch(null, 0, actions.slice());
+    this.cur.snaps.push(this.takeSnap());
+    this.cur.snapEveryUs = Math.max(1, opts.snapshotEveryUs ?? DEFAULT_SNAPSHOT_EVERY_US);
+    sim.onTrace((e) => this.observe(e));
+  }
+
+  // ---- reading -------------------------------------------------------------------
+
+  get now(): number {
+    return this.sim.now;
+  }
+
+  get branchId(): number {
+    return this.cur.id;
+  }
+
+  /** Furthest virtual time explored on the current branch. */
+  get end(): number {
+    return this.cur.end;
+  }
+
+  get actions(): readonly TimedAction[] {
+    return this.cur.actions;
+  }
+
+  get markers(): readonly Marker[] {
+    return this.cur.markers;
+  }
+
+  get markersDropped(): number {
+    return this.cur.markersDropped;
+  }
+
+  get snapshotCount(): number {
+    return this.cur.snaps.length;
+  }
+
+  /** The cursor is before the branch's end: acting here starts a new branch. */
+  get inPast(): boolean {
+    return this.hasFuture();
+  }
+
+  get canStepBack(): boolean {
+    return this.sim.eventsHandled > 0;
+  }
+
+  branches(): BranchInfo[] {
+    return this.branchList.map((b) => {
+      const parent = b.parent === null ? undefined : this.branchList.find((p) => p.id === b.parent);
+      const shared = parent === undefined ? b.actions.length : commonPrefix(parent.actions, b.actions);
+      return {
+        id: b.id,
+        name: b.name,
+        parent: b.parent,
+        forkedAt: b.forkedAt,
+        end: b.end,
+        actions: b.actions,
+        firstAction: b.parent === null ? null : (b.actions[shared] ?? null),
+        snapshots: b.snaps.length,
+      };
+    });
+  }
+
+  // ---- moving --------------------------------------------------------------------
+
+  /**
+   * Plays forward to `time`, performing the branch's recorded actions as their times come.
+   * Returns false when stopWhen stopped it early (the clock then stays at that event).
+   */
+  advanceTo(time: number, stopWhen?: () => boolean): boolean {
+    if (time < this.sim.now) throw new Error(`advanceTo: cannot go back from ${this.sim.now} to ${time} (use seek)`);
+    for (;;) {
+      const b = this.cur;
+      const lastSnap = b.snaps[b.snaps.length - 1] as Snap;
+      const snapAt = lastSnap.sim.now + b.snapEveryUs;
+      if (snapAt <= this.sim.now) {
+        this.addSnap();
+        continue;
+      }
+      const target = Math.min(time, snapAt);
+      const r = applyActionsTo(this.sim, b.actions, this.ai, target, stopWhen);
+      this.ai = r.next;
+      this.noteProgress();
+      if (r.stopped) return false;
+      if (target === snapAt) this.addSnap();
+      if (target >= time) return true;
+    }
+  }
+
+  /**
+   * One event forward: the branch's next recorded action if it is due before the next
+   * simulator event, else that event. Returns the trace events it produced.
+   */
+  step(): TraceEvent[] {
+    const before = this.sim.eventsHandled;
+    const events: TraceEvent[] = [];
+    const off = this.sim.onTrace((e) => events.push(e));
+    try {
+      while (this.sim.eventsHandled === before && !this.sim.halted) {
+        const a = this.cur.actions[this.ai];
+        const next = this.sim.nextEventTime();
+        if (a !== undefined && (next === null || a.at < next)) {
+          if (a.at > this.sim.now) this.sim.advanceTo(a.at);
+          this.sim.perform(a.action);
+          this.ai++;
+        } else if (next === null) {
+          break;
+        } else {
+          this.sim.step(a?.at ?? Number.POSITIVE_INFINITY);
+        }
+      }
+    } finally {
+      off();
+    }
+    this.noteProgress();
+    return events;
+  }
+
+  /** Moves the cursor to `time` (clamped to 0..end) on the current branch. */
+  seek(time: number): void {
+    const t = Math.max(0, Math.min(Math.round(time), this.cur.end));
+    const s = this.sim;
+    // Forward within reach: play on instead of restoring.
+    const snap = this.snapAtOrBefore((x) => x.sim.now <= t);
+    if (!(s.now <= t && s.now >= snap.sim.now && this.onBranch)) this.restore(snap);
+    this.advanceTo(t);
+  }
+
+  /** Goes back exactly one handled event. Returns false at the very start. */
+  stepBack(): boolean {
+    const target = this.sim.eventsHandled - 1;
+    if (target < 0) return false;
+    this.restore(this.snapAtOrBefore((x) => x.sim.handled <= target));
+    while (this.sim.eventsHandled < target) {
+      const h = this.sim.eventsHandled;
+      this.step();
+      if (this.sim.eventsHandled === h) break;
+    }
+    return true;
+  }
+
+  /** Performs a user action at the cursor. In the past, it first starts a new branch from here. */
+  act(action: TimedAction["action"]): ActionFailure | null {
+    if (this.hasFuture()) this.fork();
+    const s = this.sim;
+    s.advanceTo(s.now); // events due at this very moment come first, as in a replay
+    const at = s.now;
+    const failure = s.perform(action);
+    this.cur.actions.splice(this.ai, 0, { at, action });
+    this.ai++;
+    this.noteProgress();
+    return failure;
+  }
+
+  /** Makes another branch current, at its end. */
+  switchTo(id: number): void {
+    const b = this.branchList.find((x) => x.id === id);
+    if (b === undefined) throw new Error(`there is no branch ${id}`);
+    if (b === this.cur) return;
+    this.cur = b;
+    this.onBranch = false;
+    this.seek(b.end);
+  }
+
+  // ---- inside --------------------------------------------------------------------
+
+  private hasFuture(): boolean {
+    const b = this.cur;
+    return this.ai < b.actions.length || b.end > this.sim.now || b.endHandled > this.sim.eventsHandled;
+  }
+
+  private noteProgress(): void {
+    const b = this.cur;
+    const s = this.sim;
+    if (s.now > b.end || (s.now === b.end && s.eventsHandled > b.endHandled)) {
+      b.end = s.now;
+      b.endHandled = s.eventsHandled;
+    }
+  }
+
+  private fork(): void {
+    const from = this.cur;
+    const s = this.sim;
+    const handled = s.eventsHandled;
+    const position = s.eventsProcessed;
+    const b = this.newBranch(from.id, s.now, from.actions.slice(0, this.ai));
+    b.end = s.now;
+    b.endHandled = handled;
+    // Snapshots of states this one passed through are shared (they are never changed).
+    b.snaps = from.snaps.filter((x) => x.sim.handled <= handled && x.sim.now <= s.now && x.actionIndex <= this.ai);
+    b.snapEveryUs = from.snapEveryUs;
+    b.markers = from.markers.filter((m) => m.n < position);
+    b.markersDropped = from.markersDropped;
+    b.markedTo = position;
+    this.cur = b;
+    this.forgetOldBranches();
+  }
+
+  private newBranch(parent: number | null, forkedAt: number, actions: TimedAction[]): Branch {
+    const id = this.nextBranchId++;
+    const b: Branch = {
+      id,
+      name: id === 0 ? "main" : `branch ${id + 1}`,
+      parent,
+      forkedAt,
+      actions,
+      end: 0,
+      endHandled: 0,
+      snaps: [],
+      snapEveryUs: DEFAULT_SNAPSHOT_EVERY_US,
+      markers: [],
+      markersDropped: 0,
+      markedTo: 0,
+    };
+    this.branchList.push(b);
+    return b;
+  }
+
+  private forgetOldBranches(): void {
+    while (this.branchList.length > this.maxBranches) {
+      const i = this.branchList.findIndex((b, k) => k > 0 && b !== this.cur);
+      if (i < 0) return;
+      this.branchList.splice(i, 1);
+    }
+  }
+
+  private takeSnap(): Snap {
+    return { sim: this.sim.snapshot(), actionIndex: this.ai, companion: this.companion?.save() };
+  }
+
+  private addSnap(): void {
+    const b = this.cur;
+    b.snaps.push(this.takeSnap());
+    if (b.snaps.length > this.maxSnapshots) {
+      // Keep the first, the last and every other one between; snapshots come half as often from now on.
+      const last = b.snaps.length - 1;
+      b.snaps = b.snaps.filter((_, i) => i % 2 === 0 || i === last);
+      b.snapEveryUs *= 2;
+    }
+  }
+
+  private snapAtOrBefore(ok: (s: Snap) => boolean): Snap {
+    const snaps = this.cur.snaps;
+    for (let i = snaps.length - 1; i >= 0; i--) {
+      const s = snaps[i] as Snap;
+      if (ok(s)) return s;
+    }
+    return snaps[0] as Snap;
+  }
+
+  private restore(snap: Snap): void {
+    this.sim.restore(snap.sim);
+    this.ai = snap.actionIndex;
+    this.companion?.load(snap.companion);
+    this.onBranch = true;
+  }
+
+  private observe(e: TraceEvent): void {
+    const b = this.cur;
+    if (e.n < b.markedTo) return;
+    b.markedTo = e.n + 1;
+    const m = markerOf(e, b.markers);
+    if (m === null) return;
+    if (b.markers.length >= this.maxMarkers) {
+      b.markers.shift();
+      b.markersDropped++;
+    }
+    b.markers.push(m);
+  }
+}
+
+function commonPrefix(a: readonly TimedAction[], b: readonly TimedAction[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/** The marker a trace event makes, if any. */
+export function markerOf(e: TraceEvent, recent: readonly Marker[]): Marker | null {
+  switch (e.kind) {
+    case "role":
+      return e.role === "leader" ? { t: e.t, n: e.n, kind: "election", label: `${e.proc} leads term ${e.term}` } : null;
+    case "lease": {
+      if (e.op !== "expire") return null;
+      // Every node applies the same expire entry: one marker per log index.
+      for (let i = recent.length - 1, seen = 0; i >= 0 && seen < 64; i--, seen++) {
+        const m = recent[i] as Marker;
+        if (m.kind === "expiry" && m.index === e.index) return null;
+      }
+      const label = `lease ${e.name} expired${e.holder ? ` (${e.holder} lost it)` : ""}`;
+      return e.index === undefined ? { t: e.t, n: e.n, kind: "expiry", label } : { t: e.t, n: e.n, kind: "expiry", label, index: e.index };
+    }
+    case "storage":
+      return e.accepted ? null : { t: e.t, n: e.n, kind: "rejection", label: `write by ${e.holder} (token ${e.token}) rejected` };
+    case "violation":
+      return { t: e.t, n: e.n, kind: "violation", label: `${e.invariant} violated` };
+    default:
+      return null;
+  }
+}
