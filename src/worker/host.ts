@@ -4,14 +4,20 @@
  * comes in as HostEnv so the host runs the same in a worker and in a Node test.
  * The core never sees a timer: it only gets advanceTo(), step() and act().
  */
+import { applyActionsTo, Timeline } from "../core/replay/timeline";
+import type { Simulation } from "../core/sim/sim";
+import { HistoryRecorder } from "../core/scenario/history";
+import { buildSimulation, scenarioActions } from "../core/scenario/runner";
+import type { Scenario } from "../core/scenario/schema";
 import { configProblems } from "../core/sim/config";
-import { Simulation } from "../core/sim/sim";
+import { toNdjson } from "../core/sim/trace";
 import { stepLine } from "./describe";
+import { exportScenarioText } from "./exporting";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
-import { DEFAULT_SPEED, type FromWorker, type RunSettings, type ToWorker } from "./protocol";
-import { clampSpeed, configFor } from "./settings";
-import { viewOf } from "./view";
+import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_EVENTS, type RunSettings, type ToWorker } from "./protocol";
+import { clampSpeed, configFor, scenarioFromSettings } from "./settings";
+import { timelineView, viewOf } from "./view";
 
 export interface HostEnv {
   post(msg: FromWorker): void;
@@ -27,10 +33,17 @@ export const TICK_MS = 40;
 export const MAX_TICK_REAL_MS = 250;
 
 export class SimHost {
-  private sim: Simulation | null = null;
+  private timeline: Timeline | null = null;
   private journal = new Journal();
   private settings: RunSettings | null = null;
+  /** The scenario the run was built from (page settings become one too): exports start from it. */
+  private scenario: Scenario | null = null;
+  /** The run came from a scenario file or link (its expectations and name are kept on export). */
+  private imported = false;
   private runId = 0;
+  /** Bumped whenever the cursor jumps (seek, step back, branch switch): the page then replaces what it accumulated. */
+  private epoch = 0;
+  private postedEpoch = -1;
   private playing = false;
   /** The page is hidden: keep "playing" as the user's wish, but run nothing. */
   private hidden = false;
@@ -46,8 +59,8 @@ export class SimHost {
   constructor(private readonly env: HostEnv) {}
 
   handle(msg: ToWorker): void {
-    // Inspecting and hiding change nothing the view shows; everything else does (and ends "what the last Step did").
-    const changes = msg.type !== "inspect" && msg.type !== "hidden";
+    // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
+    const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export";
     if (changes) this.lastStep = [];
     try {
       this.dispatch(msg);
@@ -61,16 +74,28 @@ export class SimHost {
   private dispatch(msg: ToWorker): void {
     switch (msg.type) {
       case "start": {
-        const config = configFor(msg.settings);
-        const problems = configProblems(config);
+        const scenario = msg.scenario ?? scenarioFromSettings(msg.settings);
+        const problems = msg.scenario === undefined ? configProblems(configFor(msg.settings)) : [];
         if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-        const sim = new Simulation(config);
+        const sim = buildSimulation(scenario);
+        const journal = new Journal();
+        sim.onTrace(journal.listener);
+        const timeline = new Timeline(sim, scenarioActions(scenario), { companion: journal });
+        if (msg.scenario !== undefined) {
+          // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
+          timeline.advanceTo(scenario.duration);
+          timeline.seek(msg.seekTo ?? scenario.ui?.at ?? 0);
+        } else if (msg.seekTo !== undefined) {
+          timeline.advanceTo(Math.max(0, Math.round(msg.seekTo)));
+        }
         this.stop();
-        this.sim = sim;
-        this.journal = new Journal();
-        sim.onTrace(this.journal.listener);
+        this.timeline = timeline;
+        this.journal = journal;
+        this.scenario = scenario;
+        this.imported = msg.scenario !== undefined;
         this.settings = msg.settings;
         this.runId++;
+        this.epoch++;
         this.speed = clampSpeed(msg.settings.speed);
         if (msg.settings.autoplay) this.play();
         return;
@@ -83,17 +108,38 @@ export class SimHost {
         return;
       case "step": {
         this.stop();
-        const events = this.requireSim().step();
+        const events = this.requireTimeline().step();
         this.lastStep = events.map(stepLine);
-        if (events.length === 0) this.lastStep = ["nothing left to do: the event queue is empty"];
+        if (events.length === 0) this.lastStep = ["nothing happened: no event is waiting (or the run has stopped)"];
+        return;
+      }
+      case "stepBack": {
+        this.stop();
+        if (!this.requireTimeline().stepBack()) throw new Error("this is the start of the run: there is no earlier event");
+        this.epoch++;
+        return;
+      }
+      case "seek": {
+        this.stop();
+        if (!Number.isFinite(msg.t)) throw new Error(`cannot go to ${msg.t}: not a time`);
+        this.requireTimeline().seek(msg.t);
+        this.epoch++;
+        return;
+      }
+      case "switchBranch": {
+        this.stop();
+        this.requireTimeline().switchTo(msg.branch);
+        this.epoch++;
         return;
       }
       case "setSpeed":
         this.speed = clampSpeed(msg.speed);
         return;
-      case "act":
-        this.requireSim().act(msg.action);
+      case "act": {
+        const failure = this.requireTimeline().act(msg.action);
+        if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
+      }
       case "hidden":
         this.hidden = msg.hidden;
         if (msg.hidden) this.cancelTimer();
@@ -103,20 +149,53 @@ export class SimHost {
         }
         return;
       case "inspect": {
-        const r = inspect(this.requireSim(), msg.target);
+        const r = inspect(this.requireTimeline().sim, msg.target);
         this.env.post({ type: "inspection", target: msg.target, title: r.title, text: r.text });
         return;
       }
+      case "export":
+        this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, ...this.exportText(msg.what) });
+        return;
     }
   }
 
-  private requireSim(): Simulation {
-    if (this.sim === null) throw new Error("no simulation is running yet");
-    return this.sim;
+  /** The current branch up to the cursor, as text: a scenario file, an NDJSON trace, or the client history. */
+  private exportText(what: ExportKind): { filename: string; mime: string; text: string; note: string | null } {
+    const tl = this.requireTimeline();
+    const scenario = this.scenario as Scenario;
+    const seed = tl.sim.seed;
+    const stem = `lease-lab-seed-${seed}${tl.branchId === 0 ? "" : `-branch-${tl.branchId + 1}`}`;
+    if (what === "scenario") {
+      const text = exportScenarioText(scenario, this.imported, tl, this.speed);
+      return { filename: `${stem}.json`, mime: "application/json", text, note: null };
+    }
+    // The trace and the history are rebuilt by replaying the branch from the start in a scratch simulation.
+    const scratch = buildSimulation(scenario);
+    const until = tl.now;
+    if (what === "trace") {
+      const lines: string[] = [];
+      let cut = false;
+      scratch.onTrace((e) => {
+        if (lines.length < MAX_TRACE_EXPORT_EVENTS) lines.push(toNdjson(e));
+        else cut = true;
+      });
+      applyActions(scratch, tl, until);
+      const note = cut ? `The trace was cut after ${MAX_TRACE_EXPORT_EVENTS} events; run the scenario with "npm run sim -- --trace" for all of it.` : null;
+      return { filename: `${stem}-trace.ndjson`, mime: "application/x-ndjson", text: lines.length ? `${lines.join("\n")}\n` : "", note };
+    }
+    const recorder = new HistoryRecorder();
+    scratch.onTrace((e) => recorder.observe(e));
+    applyActions(scratch, tl, until);
+    return { filename: `${stem}-history.json`, mime: "application/json", text: `${JSON.stringify(recorder.finish(seed), null, 1)}\n`, note: null };
+  }
+
+  private requireTimeline(): Timeline {
+    if (this.timeline === null) throw new Error("no simulation is running yet");
+    return this.timeline;
   }
 
   private play(): void {
-    if (this.playing || this.sim === null || this.sim.halted) return;
+    if (this.playing || this.timeline === null || this.timeline.sim.halted) return;
     this.playing = true;
     this.lastRealMs = this.env.nowMs();
     this.carryUs = 0;
@@ -141,8 +220,9 @@ export class SimHost {
 
   private tick(): void {
     this.timer = null;
-    const sim = this.sim;
-    if (!this.playing || this.hidden || sim === null) return;
+    const tl = this.timeline;
+    if (!this.playing || this.hidden || tl === null) return;
+    const sim = tl.sim;
     const real = this.env.nowMs();
     const elapsedMs = Math.min(Math.max(real - this.lastRealMs, 0), MAX_TICK_REAL_MS);
     this.lastRealMs = real;
@@ -152,7 +232,7 @@ export class SimHost {
     const violationsBefore = sim.violations.length;
     try {
       // Stops at the very event that broke an invariant, so the screen shows that moment.
-      sim.advanceTo(sim.now + wholeUs, () => sim.violations.length > violationsBefore);
+      tl.advanceTo(sim.now + wholeUs, () => sim.violations.length > violationsBefore);
     } catch (e) {
       this.stop();
       this.env.post({ type: "error", message: `the simulation stopped: ${e instanceof Error ? e.message : String(e)}` });
@@ -166,10 +246,16 @@ export class SimHost {
 
   /** Posts a view when something changed since the last one (a paused run posts nothing). */
   private publish(): void {
-    if (this.sim === null || this.settings === null || !this.dirty) return;
+    const tl = this.timeline;
+    if (tl === null || this.settings === null || !this.dirty) return;
     this.dirty = false;
-    const view = viewOf(this.sim, {
+    const fresh = this.postedEpoch !== this.epoch;
+    this.postedEpoch = this.epoch;
+    const view = viewOf(tl.sim, {
       runId: this.runId,
+      epoch: this.epoch,
+      fresh,
+      timeline: timelineView(tl),
       settings: this.settings,
       playing: this.playing,
       speed: this.speed,
@@ -178,4 +264,10 @@ export class SimHost {
     });
     this.env.post({ type: "view", view });
   }
+}
+
+/** Replays the timeline's current branch from the start in `sim` (a scratch copy) up to `until`. */
+function applyActions(sim: Simulation, tl: Timeline, until: number): void {
+  const actions = tl.actions.filter((a) => a.at <= until);
+  applyActionsTo(sim, actions, 0, until);
 }

@@ -4,8 +4,19 @@
  * marks), and recently dropped messages. Every buffer is bounded.
  */
 import type { TraceEvent } from "../core/sim/trace";
-import { describeEvent, describeMessage } from "./describe";
-import { type DropView, type EventLine, LEASE_HISTORY_US, type LeaseMark, type LeaseSpan } from "./protocol";
+import { describeEvent, describeMessage, dropWords } from "./describe";
+import {
+  DIAGRAM_MARK_LIMIT,
+  DIAGRAM_MESSAGE_LIMIT,
+  type DiagramMark,
+  type DiagramMessage,
+  type DropView,
+  EVENT_LOG_LIMIT,
+  type EventLine,
+  LEASE_HISTORY_US,
+  type LeaseMark,
+  type LeaseSpan,
+} from "./protocol";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
 const MAX_PENDING_LINES = 2000;
@@ -36,17 +47,52 @@ interface Sent {
   readonly label: string;
 }
 
+interface HolderNote {
+  state: string | undefined;
+  lease: string;
+  token: number | null;
+}
+
+/** Everything a journal holds, as plain data (a snapshot of it, for time travel). */
+interface JournalState {
+  readonly drops: DropView[];
+  readonly sent: Map<number, Sent>;
+  readonly leases: Map<string, LeaseHistory>;
+  readonly holders: Map<string, HolderNote>;
+  readonly seen: Set<string>;
+  readonly leaders: Set<string>;
+  readonly log: EventLine[];
+  readonly messages: DiagramMessage[];
+  readonly marks: DiagramMark[];
+}
+
+/** Appends to a bounded history, trimming in batches (the newest `limit` are always there). */
+function keep<T>(list: T[], item: T, limit: number): void {
+  list.push(item);
+  if (list.length >= limit * 2) list.splice(0, list.length - limit);
+}
+
+function newest<T>(list: readonly T[], limit: number): T[] {
+  return list.length > limit ? list.slice(list.length - limit) : list.slice();
+}
+
 export class Journal {
   private pending: EventLine[] = [];
-  private readonly drops: DropView[] = [];
+  private pendingMessages: DiagramMessage[] = [];
+  private pendingMarks: DiagramMark[] = [];
+  private drops: DropView[] = [];
   /** Messages on the wire: their send time and label, for drawing drops. */
-  private readonly sent = new Map<number, Sent>();
-  private readonly leases = new Map<string, LeaseHistory>();
+  private sent = new Map<number, Sent>();
+  private leases = new Map<string, LeaseHistory>();
   /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
-  private readonly holders = new Map<string, { state: string | undefined; lease: string; token: number | null }>();
-  private readonly seen = new Set<string>();
+  private holders = new Map<string, HolderNote>();
+  private seen = new Set<string>();
   /** Nodes that currently lead (from role events): only a leader's commits make a line. */
-  private readonly leaders = new Set<string>();
+  private leaders = new Set<string>();
+  /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
+  private log: EventLine[] = [];
+  private messages: DiagramMessage[] = [];
+  private marks: DiagramMark[] = [];
 
   readonly listener = (e: TraceEvent): void => this.observe(e);
 
@@ -55,6 +101,59 @@ export class Journal {
     const out = this.pending;
     this.pending = [];
     return out;
+  }
+
+  /** Space-time diagram: messages that ended and state changes since the previous call. */
+  takeDiagram(): { messages: DiagramMessage[]; marks: DiagramMark[] } {
+    const out = { messages: this.pendingMessages, marks: this.pendingMarks };
+    this.pendingMessages = [];
+    this.pendingMarks = [];
+    return out;
+  }
+
+  /** Everything retained up to now (after a jump in time the page starts again from this). */
+  retained(): { lines: EventLine[]; messages: DiagramMessage[]; marks: DiagramMark[] } {
+    this.pending = [];
+    this.pendingMessages = [];
+    this.pendingMarks = [];
+    return {
+      lines: newest(this.log, EVENT_LOG_LIMIT),
+      messages: newest(this.messages, DIAGRAM_MESSAGE_LIMIT),
+      marks: newest(this.marks, DIAGRAM_MARK_LIMIT),
+    };
+  }
+
+  /** A copy of the journal's state (for a time-travel snapshot); it never changes afterwards. */
+  save(): unknown {
+    const state: JournalState = {
+      drops: this.drops.slice(),
+      sent: new Map(this.sent),
+      leases: cloneLeases(this.leases),
+      holders: new Map([...this.holders].map(([k, v]) => [k, { ...v }])),
+      seen: new Set(this.seen),
+      leaders: new Set(this.leaders),
+      log: newest(this.log, EVENT_LOG_LIMIT),
+      messages: newest(this.messages, DIAGRAM_MESSAGE_LIMIT),
+      marks: newest(this.marks, DIAGRAM_MARK_LIMIT),
+    };
+    return state;
+  }
+
+  /** Puts the journal back to a saved state (which stays reusable). Pending output is discarded. */
+  load(saved: unknown): void {
+    const s = saved as JournalState;
+    this.pending = [];
+    this.pendingMessages = [];
+    this.pendingMarks = [];
+    this.drops = s.drops.slice();
+    this.sent = new Map(s.sent);
+    this.leases = cloneLeases(s.leases);
+    this.holders = new Map([...s.holders].map(([k, v]) => [k, { ...v }]));
+    this.seen = new Set(s.seen);
+    this.leaders = new Set(s.leaders);
+    this.log = s.log.slice();
+    this.messages = s.messages.slice();
+    this.marks = s.marks.slice();
   }
 
   /** Drops still worth drawing at `now` (the page fades them out). */
@@ -79,12 +178,25 @@ export class Journal {
       case "send":
         this.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
         return;
-      case "deliver":
+      case "deliver": {
+        const s = this.sent.get(e.id);
         this.sent.delete(e.id);
+        this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.sentAt ?? e.t, endAt: e.t, label: s?.label ?? "message", outcome: "delivered", reason: null });
         return;
+      }
       case "drop": {
         const s = this.sent.get(e.id);
         this.sent.delete(e.id);
+        this.message({
+          id: e.id,
+          from: e.from,
+          to: e.to,
+          sentAt: s?.sentAt ?? e.t,
+          endAt: e.t,
+          label: s?.label ?? "message",
+          outcome: "dropped",
+          reason: dropWords(e.reason),
+        });
         this.drops.push({
           id: e.id,
           from: e.from,
@@ -131,10 +243,26 @@ export class Journal {
   }
 
   private line(e: TraceEvent, prevHolderState?: string, label?: string): void {
+    this.diagramMark(e, prevHolderState);
     const d = describeEvent(e, prevHolderState, () => label);
     if (d === null) return;
-    this.pending.push({ n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs });
+    const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs };
+    this.pending.push(line);
     if (this.pending.length > MAX_PENDING_LINES) this.pending.splice(0, this.pending.length - MAX_PENDING_LINES);
+    keep(this.log, line, EVENT_LOG_LIMIT);
+  }
+
+  private message(m: DiagramMessage): void {
+    keep(this.messages, m, DIAGRAM_MESSAGE_LIMIT);
+    keep(this.pendingMessages, m, DIAGRAM_MESSAGE_LIMIT);
+  }
+
+  /** The space-time diagram's mark for an event, if it makes one. */
+  private diagramMark(e: TraceEvent, prevHolderState: string | undefined): void {
+    const m = diagramMarkOf(e, prevHolderState);
+    if (m === null) return;
+    keep(this.marks, m, DIAGRAM_MARK_LIMIT);
+    keep(this.pendingMarks, m, DIAGRAM_MARK_LIMIT);
   }
 
   /** Applied lease events come once per node: only the first copy of each counts. Leader-only ones always count. */
@@ -238,4 +366,61 @@ export class Journal {
 function close(s: OpenSpan, t: number, end: string): void {
   s.to = t;
   s.end = end;
+}
+
+function cloneLeases(m: ReadonlyMap<string, LeaseHistory>): Map<string, LeaseHistory> {
+  const out = new Map<string, LeaseHistory>();
+  for (const [k, h] of m) {
+    out.set(k, {
+      leaderSpans: h.leaderSpans.map((x) => ({ ...x })),
+      holderSpans: h.holderSpans.map((x) => ({ ...x })),
+      marks: h.marks.slice(),
+    });
+  }
+  return out;
+}
+
+/** A state change worth a mark on its process's line in the space-time diagram. */
+export function diagramMarkOf(e: TraceEvent, prevHolderState: string | undefined): DiagramMark | null {
+  const at = { t: e.t, n: e.n };
+  switch (e.kind) {
+    case "role":
+      return { ...at, proc: e.proc, kind: "role", label: e.role === "leader" ? `leader T${e.term}` : `${e.role} T${e.term}`, bad: false };
+    case "crash":
+      return { ...at, proc: e.proc, kind: "crash", label: "crashed", bad: true };
+    case "restart":
+      return { ...at, proc: e.proc, kind: "restart", label: "restarted", bad: false };
+    case "pause":
+      return { ...at, proc: e.proc, kind: "pause", label: `paused ${Math.round((e.untilUs - e.t) / 1000)} ms`, bad: false };
+    case "resume":
+      return { ...at, proc: e.proc, kind: "resume", label: "resumed", bad: false };
+    case "clock":
+      return {
+        ...at,
+        proc: e.proc,
+        kind: "clock",
+        label: e.jumpUs !== 0 ? `clock jumps ${Math.round(e.jumpUs / 1000)} ms` : `drift ${e.driftPpm} ppm`,
+        bad: false,
+      };
+    case "timeout":
+      return { ...at, proc: e.proc, kind: "timeout", label: "timeout forced", bad: false };
+    case "holder": {
+      const top = e.state.split(".")[0] ?? e.state;
+      if (prevHolderState !== undefined && (prevHolderState.split(".")[0] ?? prevHolderState) === top) return null;
+      const bad = top === "lost" || top === "jeopardy" || top === "grace";
+      return { ...at, proc: e.proc, kind: "holder", label: e.token !== null && top === "holding" ? `holding (token ${e.token})` : top, bad };
+    }
+    case "storage":
+      return {
+        ...at,
+        proc: e.proc,
+        kind: "storage",
+        label: e.accepted ? `accepted ${e.holder} token ${e.token}` : `rejected ${e.holder} token ${e.token}`,
+        bad: !e.accepted,
+      };
+    case "violation":
+      return { ...at, proc: e.nodes[0] ?? "n1", kind: "violation", label: `${e.invariant} violated`, bad: true };
+    default:
+      return null;
+  }
 }

@@ -3,6 +3,8 @@ import { holderStateOf } from "../core/client/holder";
 import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import type { ClockState } from "../core/sim/clock";
+import type { Timeline } from "../core/replay/timeline";
+import { describeAction } from "../core/scenario/record";
 import type { Simulation } from "../core/sim/sim";
 import { describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
@@ -20,6 +22,8 @@ import {
   type SimView,
   STORAGE_WRITES_SHOWN,
   type StorageView,
+  type TimelineMarker,
+  type TimelineView,
   type ViolationView,
 } from "./protocol";
 
@@ -262,8 +266,36 @@ function checkerViews(sim: Simulation): CheckerView[] {
   }));
 }
 
+/** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
+export function timelineView(tl: Timeline): TimelineView {
+  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
+  const markers: TimelineMarker[] = tl.markers.map((m) => ({ t: m.t, n: m.n, kind: m.kind, label: m.label }));
+  return {
+    branch: tl.branchId,
+    branches: tl.branches().map((b) => ({
+      id: b.id,
+      name: b.name,
+      parent: b.parent,
+      forkedAt: b.forkedAt,
+      end: b.end,
+      actions: b.actions.length,
+      firstAction: b.firstAction === null ? null : describeAction(b.firstAction.action),
+    })),
+    end: tl.end,
+    markers,
+    markersDropped: tl.markersDropped,
+    actions,
+    canStepBack: tl.canStepBack,
+    snapshots: tl.snapshotCount,
+  };
+}
+
 export interface ViewContext {
   readonly runId: number;
+  readonly epoch: number;
+  /** The history retained up to the cursor, sent whole when the epoch changed (else only what is new). */
+  readonly fresh: boolean;
+  readonly timeline: TimelineView;
   readonly settings: RunSettings;
   readonly playing: boolean;
   readonly speed: number;
@@ -282,8 +314,14 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     explanation: explain(v.invariant),
   }));
   const net = sim.network();
+  const history = c.fresh ? c.journal.retained() : null;
+  const diagram = history === null ? c.journal.takeDiagram() : null;
   return {
     runId: c.runId,
+    epoch: c.epoch,
+    timeline: c.timeline,
+    newMessages: history?.messages ?? diagram?.messages ?? [],
+    newMarks: history?.marks ?? diagram?.marks ?? [],
     seed: sim.seed,
     settings: c.settings,
     now: sim.now,
@@ -302,7 +340,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     checkers: checkerViews(sim),
     violations: vs.length,
     recentViolations: recent,
-    newEvents: c.journal.takeLines(),
+    newEvents: history?.lines ?? c.journal.takeLines(),
     traceHash: sim.traceHash,
     eventsProcessed: sim.eventsProcessed,
     eventsHandled: sim.eventsHandled,

@@ -28,7 +28,7 @@ import type {
   StorageWriteView,
   ViolationView,
 } from "../../src/worker/protocol";
-import { holderFixture } from "../support/views";
+import { holderFixture, timelineFixture } from "../support/views";
 
 const NOW = 12_345_678;
 
@@ -39,6 +39,10 @@ function holder(id: string, state: string, over: Partial<HolderView> = {}): Hold
 function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {
   return {
     runId: 1,
+    epoch: 1,
+    timeline: timelineFixture(),
+    newMessages: [],
+    newMarks: [],
     seed: 7,
     settings: {
       seed: 7,

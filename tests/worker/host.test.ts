@@ -8,6 +8,7 @@ import { Journal } from "../../src/worker/journal";
 import type { FromWorker, RunSettings, SimView } from "../../src/worker/protocol";
 import { clockOffset, toVirtual, viewOf } from "../../src/worker/view";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { timelineFixture } from "../support/views";
 
 /** A host whose real time and timers are under the test's control. */
 function harness(): {
@@ -161,7 +162,17 @@ describe("the view", () => {
     sim.advanceTo(untilMs * 1000);
     return { sim, journal };
   }
-  const ctx = (journal: Journal) => ({ runId: 1, settings: DEFAULT_SETTINGS, playing: false, speed: 0.1, journal, lastStep: [] });
+  const ctx = (journal: Journal) => ({
+    runId: 1,
+    epoch: 1,
+    fresh: false,
+    timeline: timelineFixture(),
+    settings: DEFAULT_SETTINGS,
+    playing: false,
+    speed: 0.1,
+    journal,
+    lastStep: [],
+  });
 
   it("maps local clock readings back onto virtual time under drift", () => {
     let c = withDrift({ baseT: 0, baseLocal: 0, driftPpm: 0 }, 1_000_000, 100_000);
