@@ -77,9 +77,8 @@ export class SimHost {
         const scenario = msg.scenario ?? scenarioFromSettings(msg.settings);
         const problems = msg.scenario === undefined ? configProblems(configFor(msg.settings)) : [];
         if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-        const sim = buildSimulation(scenario);
         const journal = new Journal();
-        sim.onTrace(journal.listener);
+        const sim = buildSimulation(scenario, { onTrace: journal.listener });
         const timeline = new Timeline(sim, scenarioActions(scenario), { companion: journal });
         if (msg.scenario !== undefined) {
           // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
@@ -170,22 +169,22 @@ export class SimHost {
       return { filename: `${stem}.json`, mime: "application/json", text, note: null };
     }
     // The trace and the history are rebuilt by replaying the branch from the start in a scratch simulation.
-    const scratch = buildSimulation(scenario);
     const until = tl.now;
     if (what === "trace") {
       const lines: string[] = [];
       let cut = false;
-      scratch.onTrace((e) => {
-        if (lines.length < MAX_TRACE_EXPORT_EVENTS) lines.push(toNdjson(e));
-        else cut = true;
+      const scratch = buildSimulation(scenario, {
+        onTrace: (e) => {
+          if (lines.length < MAX_TRACE_EXPORT_EVENTS) lines.push(toNdjson(e));
+          else cut = true;
+        },
       });
       applyActions(scratch, tl, until);
       const note = cut ? `The trace was cut after ${MAX_TRACE_EXPORT_EVENTS} events; run the scenario with "npm run sim -- --trace" for all of it.` : null;
       return { filename: `${stem}-trace.ndjson`, mime: "application/x-ndjson", text: lines.length ? `${lines.join("\n")}\n` : "", note };
     }
     const recorder = new HistoryRecorder();
-    scratch.onTrace((e) => recorder.observe(e));
-    applyActions(scratch, tl, until);
+    applyActions(buildSimulation(scenario, { onTrace: (e) => recorder.observe(e) }), tl, until);
     return { filename: `${stem}-history.json`, mime: "application/json", text: `${JSON.stringify(recorder.finish(seed), null, 1)}\n`, note: null };
   }
 

@@ -128,9 +128,7 @@ export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig 
  */
 export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation {
   const durationUs = opts.durationUs ?? s.duration;
-  const sim = new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs));
-  if (opts.onTrace) sim.onTrace(opts.onTrace);
-  return sim;
+  return new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs), opts.onTrace);
 }
 
 /** The scenario's actions as simulator actions, in time order (stable for equal times). */

@@ -165,9 +165,11 @@ export class Simulation implements CheckerHost {
   /** Events of the current step, so callers can see what one step did. */
   private stepEvents: TraceEvent[] | null = null;
 
-  constructor(config: SimConfig, nemesis?: NemesisConfig) {
+  /** `onTrace` listens from the very first event (the constructor already emits some). */
+  constructor(config: SimConfig, nemesis?: NemesisConfig, onTrace?: TraceListener) {
     const problems = configProblems(config);
     if (problems.length > 0) throw new Error(`invalid simulation settings: ${problems.join("; ")}`);
+    if (onTrace !== undefined) this.listeners.push(onTrace);
     this.config = config;
     const root = Rng.fromSeed(config.seed);
     this.netRng = root.fork("net");

@@ -1,0 +1,176 @@
+/**
+ * Time travel through the worker's host, driven as the page drives it: play with a fake
+ * clock, act, seek, step back, branch; and the run exported as a scenario file, run by
+ * the CLI's runner, gives the very same trace hash.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { runScenario } from "../../src/core/scenario/runner";
+import { parseScenarioText } from "../../src/core/scenario/schema";
+import { type HostEnv, SimHost } from "../../src/worker/host";
+import type { FromWorker, RunSettings, SimView } from "../../src/worker/protocol";
+
+function harness() {
+  const posts: FromWorker[] = [];
+  let real = 0;
+  let pending: { fn: () => void } | null = null;
+  const env: HostEnv = {
+    post: (m) => posts.push(m),
+    nowMs: () => real,
+    setTimer: (fn) => {
+      pending = { fn };
+      return pending;
+    },
+    clearTimer: (h) => {
+      if (pending === h) pending = null;
+    },
+  };
+  const host = new SimHost(env);
+  const last = (): SimView => {
+    const v = posts.flatMap((p) => (p.type === "view" ? [p.view] : [])).at(-1);
+    if (v === undefined) throw new Error("no view posted");
+    return v;
+  };
+  /** Plays for `ms` of fake real time in 40 ms ticks. */
+  const play = (ms: number): void => {
+    host.handle({ type: "play" });
+    for (let t = 0; t < ms; t += 40) {
+      real += 40;
+      const p = pending;
+      pending = null;
+      p?.fn();
+    }
+    host.handle({ type: "pause" });
+  };
+  const exported = (what: "scenario" | "trace" | "history"): Extract<FromWorker, { type: "export" }> => {
+    host.handle({ type: "export", what, requestId: 99 });
+    const m = posts.at(-1);
+    if (m?.type !== "export") throw new Error(`no export answer: ${JSON.stringify(m)}`);
+    return m;
+  };
+  const errors = (): string[] => posts.flatMap((p) => (p.type === "error" ? [p.message] : []));
+  return { host, posts, last, play, exported, errors };
+}
+
+const settings = (over: Partial<RunSettings> = {}): RunSettings => ({ ...DEFAULT_SETTINGS, autoplay: false, speed: 1, ...over });
+
+/** What the screen shows of a view, to compare two moments. */
+function drawn(v: SimView) {
+  return {
+    now: v.now,
+    leader: v.leader,
+    nodes: v.nodes.map((n) => `${n.id}:${n.status}:${n.role}:${n.term}:${n.commitIndex}:${n.lastIndex}`),
+    holders: v.holders.map((h) => `${h.id}:${h.status}:${h.state}:${h.token}`),
+    storage: v.storage?.writes.map((w) => `${w.t}:${w.holder}:${w.token}:${w.accepted}`),
+    messages: v.messages.map((m) => m.id),
+    hash: v.traceHash,
+  };
+}
+
+describe("time travel in the host", () => {
+  it("the browser's action log exported as a scenario and run by the CLI runner gives the same trace hash", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 21 }) });
+    h.play(1500);
+    const leader = h.last().leader as string;
+    h.host.handle({ type: "act", action: { type: "crash", proc: leader } });
+    h.play(1000);
+    h.host.handle({ type: "act", action: { type: "gc-pause", holder: "h1", durationUs: 3_000_000 } });
+    h.host.handle({ type: "act", action: { type: "clock", proc: "n2", driftPpm: 30_000 } });
+    h.play(900);
+    // A step leaves the clock in the middle of a microsecond's events: acting there must still replay exactly.
+    h.host.handle({ type: "step" });
+    h.host.handle({ type: "act", action: { type: "restart", proc: leader } });
+    h.play(2000);
+    const browser = h.last();
+    expect(browser.timeline.actions).toHaveLength(4);
+    const file = h.exported("scenario");
+    const parsed = parseScenarioText(file.text);
+    if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+    expect(parsed.scenario.duration).toBe(browser.now);
+    const cli = runScenario(parsed.scenario);
+    expect(cli.traceHash, `seed 21: ${file.text}`).toBe(browser.traceHash);
+    expect(cli.leader).toBe(browser.leader);
+    // And opened again in a fresh host (what a share link does), it lands on the same state.
+    const again = harness();
+    again.host.handle({ type: "start", settings: settings(), scenario: parsed.scenario });
+    expect(drawn(again.last())).toEqual(drawn(browser));
+  });
+
+  it("scrubbing back and forward shows exactly the state of that moment, and the page is told to start its history afresh", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 4 }) });
+    h.play(2000);
+    h.host.handle({ type: "act", action: { type: "partition", groups: [["n1", "n2"], ["others"]] } });
+    h.play(3000);
+    const at = h.last().now;
+    const before = drawn(h.last());
+    h.play(4000);
+    const end = drawn(h.last());
+    const epoch = h.last().epoch;
+    h.host.handle({ type: "seek", t: at });
+    const back = h.last();
+    expect(drawn(back)).toEqual(before);
+    expect(back.epoch).not.toBe(epoch);
+    expect(back.playing).toBe(false);
+    // The history sent with the jump ends at the cursor.
+    expect(back.newEvents.length).toBeGreaterThan(0);
+    expect(back.newEvents.every((l) => l.t <= at)).toBe(true);
+    expect(back.newMessages.length).toBeGreaterThan(0);
+    expect(back.newMessages.every((m) => m.endAt <= at)).toBe(true);
+    h.host.handle({ type: "seek", t: end.now });
+    expect(drawn(h.last())).toEqual(end);
+    // Past the end is clamped to the end.
+    h.host.handle({ type: "seek", t: end.now + 60_000_000 });
+    expect(h.last().now).toBe(end.now);
+  });
+
+  it("step back goes back exactly one event; markers mark elections", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 8 }) });
+    h.play(1200);
+    expect(h.last().timeline.markers.some((m) => m.kind === "election")).toBe(true);
+    h.host.handle({ type: "step" });
+    const one = drawn(h.last());
+    const handled = h.last().eventsHandled;
+    h.host.handle({ type: "step" });
+    h.host.handle({ type: "stepBack" });
+    expect(h.last().eventsHandled).toBe(handled);
+    expect(drawn(h.last())).toEqual(one);
+  });
+
+  it("acting in the past branches; the old future can be returned to", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 3 }) });
+    h.play(5000);
+    const main = drawn(h.last());
+    h.host.handle({ type: "seek", t: 2_000_000 });
+    h.host.handle({ type: "act", action: { type: "crash", proc: h.last().leader as string } });
+    const t = h.last().timeline;
+    expect(t.branches.map((b) => b.name)).toEqual(["main", "branch 2"]);
+    expect(t.branch).toBe(1);
+    expect(t.branches[1]?.forkedAt).toBe(2_000_000);
+    expect(t.branches[1]?.firstAction).toMatch(/^crash n\d$/);
+    h.play(1000);
+    h.host.handle({ type: "switchBranch", branch: 0 });
+    expect(drawn(h.last())).toEqual(main);
+    expect(h.last().timeline.actions).toHaveLength(0);
+    h.host.handle({ type: "switchBranch", branch: 7 });
+    expect(h.errors().at(-1)).toMatch(/no branch 7/);
+  });
+
+  it("exports the trace as NDJSON and the client history, replayed up to the cursor", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 6 }) });
+    h.play(1000);
+    const v = h.last();
+    const trace = h.exported("trace");
+    const lines = trace.text.trim().split("\n");
+    expect(lines).toHaveLength(v.eventsProcessed);
+    expect(JSON.parse(lines[0] as string)).toHaveProperty("t");
+    expect(trace.filename).toBe("lease-lab-seed-6-trace.ndjson");
+    const history = JSON.parse(h.exported("history").text);
+    expect(history.seed).toBe(6);
+    expect(history.operations.length).toBeGreaterThan(0);
+  });
+});
