@@ -1,14 +1,35 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-import { parseParams } from "./params";
+import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
+import { startUrlSync } from "./sharing/urlSync";
+import { registerBootRun } from "./simLink";
 import "./styles.css";
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
-const params = parseParams(window.location.search);
-createRoot(root).render(
-  <StrictMode>
-    <App params={params} />
-  </StrictMode>,
-);
+const rootEl = root;
+
+function render(params: ParsedParams): void {
+  registerBootRun(params.settings, params.run);
+  if (params.run !== undefined) {
+    // The link is the authority: make the query say the same run (the hash stays: it is this run's link).
+    const { pathname, hash } = window.location;
+    window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${hash}`);
+  }
+  startUrlSync();
+  createRoot(rootEl).render(
+    <StrictMode>
+      <App params={params} />
+    </StrictMode>,
+  );
+}
+
+// A share link (#run=…) is decompressed asynchronously; without one this settles at once.
+bootParams(window.location.search, window.location.hash).then(render, (e: unknown) => {
+  const p = parseParams(window.location.search);
+  render({
+    settings: p.settings,
+    problems: [`The share link in the address could not be opened (${e instanceof Error ? e.message : String(e)}), so a normal run started instead.`, ...p.problems],
+  });
+});

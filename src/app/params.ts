@@ -5,8 +5,10 @@
  * Bad values fall back to defaults, each with one sentence saying what was ignored.
  */
 import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
-import { configFor } from "../worker/settings";
+import type { Scenario } from "../core/scenario/schema";
+import { configFor, settingsFromScenario } from "../worker/settings";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "../worker/protocol";
+import { decodeRunHash } from "./sharing/link";
 
 function defaultTiming(): TimingSettings {
   const c = defaultConfig();
@@ -38,6 +40,14 @@ export interface ParsedParams {
   readonly settings: RunSettings;
   /** One sentence per ignored parameter, for the user. */
   readonly problems: readonly string[];
+  /** A run opened from a share link (#run=…): the worker runs this scenario, and moves the cursor to `seekTo` (µs). */
+  readonly run?: BootRun;
+}
+
+/** A scenario to start the page with (from a share link), and where to put the time cursor. */
+export interface BootRun {
+  readonly scenario: Scenario;
+  readonly seekTo?: number;
 }
 
 const WHOLE = /^-?\d+$/;
@@ -158,4 +168,31 @@ export function toSearch(s: RunSettings): string {
   if (t.renewFraction !== dt.renewFraction) q.set("renew", String(Math.round(t.renewFraction * 1000) / 1000));
   if (t.gracePeriodMs !== dt.gracePeriodMs) q.set("grace", String(t.gracePeriodMs));
   return `?${q.toString()}`;
+}
+
+/**
+ * How the page starts: from a share link in the hash (#run=1.…) when there is one, else
+ * from the query parameters as parseParams reads them. A link with a cursor position
+ * (ui.at) opens paused at that moment, so the shared moment is what is shown; without
+ * one the run plays. A link that cannot be read is explained, each problem in its own
+ * sentence, and the page starts the query-parameter (or default) run instead.
+ */
+export async function bootParams(search: string, hash: string): Promise<ParsedParams> {
+  const fromQuery = parseParams(search);
+  const link = await decodeRunHash(hash);
+  if (link === null) return fromQuery;
+  if (!link.ok) {
+    return {
+      settings: fromQuery.settings,
+      problems: [
+        "The share link in the address (#run=…) could not be opened, so a normal run started instead:",
+        ...link.errors,
+        ...fromQuery.problems,
+      ],
+    };
+  }
+  const sc = link.scenario;
+  const seekTo = sc.ui?.at;
+  const settings = settingsFromScenario(sc, { speed: fromQuery.settings.speed, autoplay: seekTo === undefined });
+  return { settings, problems: [], run: seekTo === undefined ? { scenario: sc } : { scenario: sc, seekTo } };
 }

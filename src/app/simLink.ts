@@ -1,8 +1,30 @@
 /** Starts the simulation worker and connects it to the store. Returns a function that stops it. */
 import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
+import type { BootRun } from "./params";
+import { noteLinkStart } from "./sharing/urlSync";
 import { useLab } from "./store";
 
-export function connectSimulation(settings: RunSettings, notices: readonly string[]): () => void {
+/** Runs to start from a share link, by the settings object the page boots with (see registerBootRun). */
+const bootRuns = new WeakMap<RunSettings, BootRun>();
+
+/**
+ * Makes connectSimulation(settings, …) start `run` (a share link's scenario and cursor)
+ * for exactly this settings object, so a caller that only passes the settings still
+ * opens the link.
+ */
+export function registerBootRun(settings: RunSettings, run: BootRun | undefined): void {
+  if (run !== undefined) bootRuns.set(settings, run);
+}
+
+/** The first message to the worker: a plain run, or a link's scenario with its cursor. */
+export function startMessage(settings: RunSettings, run: BootRun | undefined): ToWorker {
+  if (run === undefined) return { type: "start", settings };
+  return run.seekTo === undefined
+    ? { type: "start", settings, scenario: run.scenario }
+    : { type: "start", settings, scenario: run.scenario, seekTo: run.seekTo };
+}
+
+export function connectSimulation(settings: RunSettings, notices: readonly string[], run: BootRun | undefined = bootRuns.get(settings)): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });
@@ -21,7 +43,8 @@ export function connectSimulation(settings: RunSettings, notices: readonly strin
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   useLab.setState({ settings, notices, view: null, liveView: null, error: null, send });
-  send({ type: "start", settings });
+  if (run !== undefined) noteLinkStart();
+  send(startMessage(settings, run));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });
   document.addEventListener("visibilitychange", onVisibility);
