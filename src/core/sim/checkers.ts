@@ -7,6 +7,7 @@
 import type { CoreStateMachine } from "../kv/statemachine";
 import type { Disk } from "../raft/server";
 import type { Entry, NodeId } from "../raft/types";
+import { CowArray } from "./cow";
 import { hashString, mix32 } from "./rng";
 import type { ProcId, TraceEvent } from "./trace";
 
@@ -62,20 +63,26 @@ export function entryDigest(e: Entry): number {
   return d;
 }
 
+/** The prefix hashes of an empty log. */
+const ZERO = new CowArray([0]);
+
 interface CheckerState {
   leaders: Map<number, NodeId>;
+  // The per-index history grows with the log: it lives in copy-on-write arrays, so a
+  // snapshot of the checkers shares it instead of copying it.
   /** Per node: prefix hash of its persisted log, ph[i] covers entries 1..i; ph[0] = 0. */
-  ph: Map<NodeId, number[]>;
-  /** `${index}:${term}` -> [prefix hash, first node seen with it]. */
-  seen: Map<string, [number, NodeId]>;
+  ph: Map<NodeId, CowArray<number>>;
+  /** seen[index]: per term at that index, [term, prefix hash, first node seen with it] (each list is never changed in place). */
+  seen: CowArray<readonly (readonly [number, number, NodeId])[] | undefined>;
   /** committed[i]: prefix hash of the committed entry at index i (committed[0] = 0). */
-  committed: number[];
+  committed: CowArray<number>;
   /**
    * committedTerm[i]: the term of the node that first reported index i committed, an upper
    * bound on the term in which it was committed (non-decreasing in i).
    */
-  committedTerm: number[];
-  committedCommands: Set<string>;
+  committedTerm: CowArray<number>;
+  /** committedCommand[i]: "clientId#seq" of the client command committed at index i, or null. */
+  committedCommand: CowArray<string | null>;
   persistedTerm: Map<NodeId, number>;
   commit: Map<NodeId, number>;
   /** Per node and lease name: the committed holder and token as that node applied them. */
@@ -106,10 +113,10 @@ export class Checkers {
       expiredSeen: new Set(),
       leaders: new Map(),
       ph: new Map(),
-      seen: new Map(),
-      committed: [0],
-      committedTerm: [0],
-      committedCommands: new Set(),
+      seen: new CowArray(),
+      committed: new CowArray([0]),
+      committedTerm: new CowArray([0]),
+      committedCommand: new CowArray<string | null>([null]),
       persistedTerm: new Map(),
       commit: new Map(),
     };
@@ -117,15 +124,15 @@ export class Checkers {
 
   clone(host: CheckerHost): Checkers {
     const s = this.s;
-    const ph = new Map<NodeId, number[]>();
-    for (const [k, v] of s.ph) ph.set(k, v.slice());
+    const ph = new Map<NodeId, CowArray<number>>();
+    for (const [k, v] of s.ph) ph.set(k, v.clone());
     return new Checkers(host, {
       leaders: new Map(s.leaders),
       ph,
-      seen: new Map(s.seen),
-      committed: s.committed.slice(),
-      committedTerm: s.committedTerm.slice(),
-      committedCommands: new Set(s.committedCommands),
+      seen: s.seen.clone(),
+      committed: s.committed.clone(),
+      committedTerm: s.committedTerm.clone(),
+      committedCommand: s.committedCommand.clone(),
       persistedTerm: new Map(s.persistedTerm),
       commit: new Map(s.commit),
       leaseHeld: new Map(s.leaseHeld),
@@ -136,8 +143,16 @@ export class Checkers {
     });
   }
 
+  /** Committed client commands, for lookups: built from committedCommand when first needed (never copied). */
+  private commandIndex: Set<string> | null = null;
+
   isCommitted(clientId: string, seq: number): boolean {
-    return this.s.committedCommands.has(`${clientId}#${seq}`);
+    if (this.commandIndex === null) {
+      const index = new Set<string>();
+      for (const c of this.s.committedCommand.toArray()) if (c !== null) index.add(c);
+      this.commandIndex = index;
+    }
+    return this.commandIndex.has(`${clientId}#${seq}`);
   }
 
   observe(e: TraceEvent): void {
@@ -291,22 +306,25 @@ export class Checkers {
     if (disk === undefined) return;
     let ph = this.s.ph.get(node);
     if (ph === undefined) {
-      ph = [0];
+      ph = new CowArray([0]);
       this.s.ph.set(node, ph);
     }
-    const start = Math.min(from, ph.length);
-    ph.length = start;
+    const start = Math.max(1, Math.min(from, ph.length));
+    ph.truncate(start);
+    const seen = this.s.seen;
     for (let i = start; i <= lastIndex; i++) {
       const e = disk.log[i - 1] as Entry;
-      const h = mix32((ph[i - 1] as number) ^ entryDigest(e));
+      const h = mix32((ph.get(i - 1) as number) ^ entryDigest(e));
       ph.push(h);
-      const key = `${i}:${e.term}`;
-      const prior = this.s.seen.get(key);
-      if (prior === undefined) this.s.seen.set(key, [h, node]);
-      else if (prior[0] !== h) {
+      const atIndex = seen.get(i);
+      const prior = atIndex?.find((x) => x[0] === e.term);
+      if (prior === undefined) {
+        while (seen.length <= i) seen.push(undefined);
+        seen.set(i, [...(atIndex ?? []), [e.term, h, node]]);
+      } else if (prior[1] !== h) {
         this.host.report({
           invariant: "log-matching",
-          nodes: [prior[1], node],
+          nodes: [prior[2], node],
           detail: `${node} and ${prior[1]} both hold an entry at index ${i} of term ${e.term}, but their logs differ up to it`,
         });
       }
@@ -327,9 +345,9 @@ export class Checkers {
     // (A leader of an older term, elected late, need not hold entries committed since.)
     const ct = this.s.committedTerm;
     let c = ct.length - 1;
-    while (c > 0 && (ct[c] as number) >= term) c--;
-    const ph = this.s.ph.get(node) ?? [0];
-    if (c > 0 && (ph.length <= c || ph[c] !== this.s.committed[c])) {
+    while (c > 0 && (ct.get(c) as number) >= term) c--;
+    const ph = this.s.ph.get(node) ?? ZERO;
+    if (c > 0 && (ph.length <= c || ph.get(c) !== this.s.committed.get(c))) {
       this.host.report({
         invariant: "leader-completeness",
         nodes: [node],
@@ -348,21 +366,24 @@ export class Checkers {
       });
       return;
     }
-    const ph = this.s.ph.get(node) ?? [0];
+    const ph = this.s.ph.get(node) ?? ZERO;
     const disk = this.host.diskOf(node);
     const committed = this.s.committed;
     for (let i = prev + 1; i <= index; i++) {
-      const h = ph[i];
+      const h = ph.get(i);
       if (h === undefined) {
         this.host.report({ invariant: "persist-before-send", nodes: [node], detail: `${node} committed index ${i} before persisting it` });
         return;
       }
-      const known = committed[i];
+      const known = committed.get(i);
       if (known === undefined) {
-        committed[i] = h;
-        this.s.committedTerm[i] = this.s.persistedTerm.get(node) ?? 0;
+        // Committed indexes fill in order: i is the next one (every index below it is known).
+        committed.set(i, h);
+        this.s.committedTerm.set(i, this.s.persistedTerm.get(node) ?? 0);
         const e = disk?.log[i - 1];
-        if (e !== undefined && e.cmd.type === "client") this.s.committedCommands.add(`${e.cmd.clientId}#${e.cmd.seq}`);
+        const cmd = e !== undefined && e.cmd.type === "client" ? `${e.cmd.clientId}#${e.cmd.seq}` : null;
+        this.s.committedCommand.set(i, cmd);
+        if (cmd !== null) this.commandIndex?.add(cmd);
       } else if (known !== h) {
         this.host.report({
           invariant: "state-machine-safety",
@@ -385,9 +406,9 @@ export class Checkers {
       });
       return;
     }
-    const ph = this.s.ph.get(node) ?? [0];
+    const ph = this.s.ph.get(node) ?? ZERO;
     for (let i = from; i <= to; i++) {
-      if (ph[i] !== this.s.committed[i]) {
+      if (ph.get(i) !== this.s.committed.get(i)) {
         this.host.report({
           invariant: "state-machine-safety",
           nodes: [node],
