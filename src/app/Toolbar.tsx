@@ -1,4 +1,4 @@
-/** The top bar: play / pause / step / reset, speed on a log scale, the run's seed, settings, zoom and help. */
+/** The top bar: play / pause / step back / step / reset, speed on a log scale, the run's seed, settings, zoom and help. */
 import { useId } from "react";
 import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
@@ -26,7 +26,7 @@ export function Toolbar() {
   const view = useLab(
     useShallow((s) => {
       const v = s.view as SimView;
-      return { now: v.now, speed: v.speed, playing: v.playing, halted: v.halted, seed: v.seed };
+      return { now: v.now, speed: v.speed, playing: v.playing, halted: v.halted, seed: v.seed, canStepBack: v.timeline.canStepBack };
     }),
   );
   const send = useLab(selectSend);
@@ -51,6 +51,16 @@ export function Toolbar() {
             Play
           </button>
         )}
+        <button
+          type="button"
+          onClick={() => send({ type: "stepBack" })}
+          disabled={!view.canStepBack}
+          aria-keyshortcuts="B"
+          title="Go back exactly one event (pauses first)"
+        >
+          <Icon d="M14 2 L6 8 L14 14 Z M2 2 H5 V14 H2 Z" />
+          Step back
+        </button>
         <button type="button" onClick={() => send({ type: "step" })} aria-keyshortcuts="S" title="Process exactly one event (pauses first)">
           <Icon d="M2 2 L10 8 L2 14 Z M11 2 H14 V14 H11 Z" />
           Step

@@ -2,6 +2,7 @@
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
 import { type Selection, useLab } from "./store";
+import { jumpToMarker } from "./timeline/timelineUi";
 import { useUi } from "./ui";
 
 export interface Shortcut {
@@ -15,6 +16,9 @@ export const KEY_PAUSE_US = 3_000_000;
 export const SHORTCUTS: readonly Shortcut[] = [
   { keys: "Space", does: "Play or pause" },
   { keys: "S", does: "Step: process exactly one event" },
+  { keys: "B", does: "Step back: go back exactly one event" },
+  { keys: "[", does: "Previous marker on the time slider (of the kinds shown: elections, expiries, rejections, violations, your actions)" },
+  { keys: "]", does: "Next marker on the time slider" },
   { keys: "R", does: "Reset: start this run again from time zero" },
   { keys: "1 – 9", does: "Select node n1 … n9" },
   { keys: "L", does: "Select the leader" },
@@ -49,6 +53,15 @@ export function handleKey(key: string, view: SimView): boolean {
       return true;
     case "s":
       lab.send({ type: "step" });
+      return true;
+    case "b":
+      if (view.timeline.canStepBack) lab.send({ type: "stepBack" });
+      return true;
+    case "[":
+      jumpToMarker(view, -1);
+      return true;
+    case "]":
+      jumpToMarker(view, 1);
       return true;
     case "r":
       ui.reset();
