@@ -9,6 +9,7 @@
 import { DEFAULT_SETTINGS } from "../src/app/params";
 import { Timeline } from "../src/core/replay/timeline";
 import { buildSimulation } from "../src/core/scenario/runner";
+import { estimateSnapshotBytes, SNAPSHOT_BUDGET_BYTES } from "../src/worker/host";
 import { Journal } from "../src/worker/journal";
 import { scenarioFromSettings } from "../src/worker/settings";
 import { timelineView, viewOf } from "../src/worker/view";
@@ -18,7 +19,9 @@ const MIN = 60_000_000;
 function build(): { tl: Timeline; journal: Journal } {
   const journal = new Journal();
   const sim = buildSimulation(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }), { onTrace: journal.listener });
-  return { tl: new Timeline(sim, [], { companion: journal }), journal };
+  // As the worker's host builds it.
+  const tl = new Timeline(sim, [], { companion: journal, maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, snapshotBytes: estimateSnapshotBytes });
+  return { tl, journal };
 }
 
 function view(tl: Timeline, journal: Journal): void {
@@ -106,7 +109,19 @@ function main(): void {
   console.log(
     `memory held by the run: ${at10.toFixed(0)} MB after 10 simulated min (${log10} log entries), ${at60.toFixed(0)} MB after 60 min (${log60} log entries)${snapMemNote}`,
   );
-  console.log(`snapshots kept after 60 min: ${tl.snapshotCount} (bounded; the interval doubles as the run grows)`);
+  console.log(
+    `snapshots kept after 60 min: ${tl.snapshotCount}, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (budget ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB; the interval doubles as the run grows)`,
+  );
+  const late: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = Math.floor(rnd() * tl.end);
+    const s0 = performance.now();
+    tl.seek(t);
+    view(tl, journal);
+    late.push(performance.now() - s0);
+  }
+  late.sort((a, b) => a - b);
+  console.log(`seek in the 60-min run (40 seeks): p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${pct(late, 0.95).toFixed(0)} ms (the price of the memory bound)`);
   // How much of that is the run itself: the same hour without time travel.
   const plainBase = heapMb();
   const plain = buildSimulation(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }));

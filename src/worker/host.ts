@@ -79,7 +79,11 @@ export class SimHost {
         if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
         const journal = new Journal();
         const sim = buildSimulation(scenario, { onTrace: journal.listener });
-        const timeline = new Timeline(sim, scenarioActions(scenario), { companion: journal });
+        const timeline = new Timeline(sim, scenarioActions(scenario), {
+          companion: journal,
+          maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
+          snapshotBytes: estimateSnapshotBytes,
+        });
         if (msg.scenario !== undefined) {
           // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
           timeline.advanceTo(scenario.duration);
@@ -263,6 +267,19 @@ export class SimHost {
     });
     this.env.post({ type: "view", view });
   }
+}
+
+/** Memory the time-travel snapshots of one branch may hold (estimated); beyond it they are thinned. */
+export const SNAPSHOT_BUDGET_BYTES = 96 * 1024 * 1024;
+
+/**
+ * What one snapshot holds, roughly: each node's log twice (its disk and its memory, 8 bytes
+ * an entry pointer) and the rest (state machines, the journal's bounded history) as a constant.
+ */
+export function estimateSnapshotBytes(sim: Simulation): number {
+  let entries = 0;
+  for (const id of sim.nodeIds) entries += sim.diskOf(id)?.log.length ?? 0;
+  return entries * 16 + 400_000;
 }
 
 /** Replays the timeline's current branch from the start in `sim` (a scratch copy) up to `until`. */

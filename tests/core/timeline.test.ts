@@ -64,6 +64,20 @@ describe("timeline", () => {
     expect(tl.snapshotCount).toBeGreaterThanOrEqual(4);
   });
 
+  it("a memory budget thins snapshots further; seeks stay exact", () => {
+    const tl = new Timeline(new Simulation(config(6)), [], {
+      snapshotEveryUs: 100_000,
+      maxSnapshots: 100,
+      maxSnapshotBytes: 8_000,
+      snapshotBytes: () => 1_000,
+    });
+    tl.advanceTo(10_000_000);
+    expect(tl.snapshotBytesHeld).toBeLessThanOrEqual(8_000);
+    expect(tl.snapshotCount).toBeLessThanOrEqual(8);
+    tl.seek(3_210_987);
+    expect(tl.sim.traceHash).toBe(reference(6, [], 3_210_987).traceHash);
+  });
+
   it("step back undoes exactly one event; stepping forward again gives the same state", () => {
     const tl = new Timeline(new Simulation(config(9)), [], { snapshotEveryUs: 250_000 });
     tl.advanceTo(1_234_567);

@@ -36,6 +36,8 @@ export interface Marker {
 
 interface Snap {
   readonly sim: SimSnapshot;
+  /** Estimated bytes it holds (TimelineOptions.snapshotBytes). */
+  readonly bytes: number;
   /** Actions of the branch already performed in this state. */
   readonly actionIndex: number;
   readonly companion: unknown;
@@ -78,6 +80,14 @@ export interface TimelineOptions {
   readonly maxMarkers?: number;
   /** Branches kept; beyond it the oldest one that is neither current nor the first is forgotten. */
   readonly maxBranches?: number;
+  /**
+   * A memory budget per branch: snapshots are thinned (and taken half as often) while their
+   * estimated size is above it. A snapshot grows with the Raft logs, so a long run keeps
+   * fewer, further apart: seeks replay longer, memory stays bounded.
+   */
+  readonly maxSnapshotBytes?: number;
+  /** Estimates the bytes a snapshot of `sim` holds (default: 0, no budget). */
+  readonly snapshotBytes?: (sim: Simulation) => number;
   readonly companion?: Companion;
 }
 
@@ -124,6 +134,8 @@ export class Timeline {
   private readonly maxSnapshots: number;
   private readonly maxMarkers: number;
   private readonly maxBranches: number;
+  private readonly maxSnapshotBytes: number;
+  private readonly snapshotBytes: (sim: Simulation) => number;
   private readonly companion: Companion | null;
   /** False right after a branch switch, until the simulation is restored onto the new branch. */
   private onBranch = true;
@@ -138,6 +150,8 @@ export class Timeline {
     this.maxMarkers = opts.maxMarkers ?? DEFAULT_MAX_MARKERS;
     this.maxBranches = Math.max(2, opts.maxBranches ?? DEFAULT_MAX_BRANCHES);
     this.companion = opts.companion ?? null;
+    this.maxSnapshotBytes = opts.maxSnapshotBytes ?? Number.POSITIVE_INFINITY;
+    this.snapshotBytes = opts.snapshotBytes ?? (() => 0);
     this.cur = this.newBranch(null, 0, actions.slice());
     this.cur.snaps.push(this.takeSnap());
     this.cur.snapEveryUs = Math.max(1, opts.snapshotEveryUs ?? DEFAULT_SNAPSHOT_EVERY_US);
@@ -365,13 +379,20 @@ export class Timeline {
   }
 
   private takeSnap(): Snap {
-    return { sim: this.sim.snapshot(), actionIndex: this.ai, companion: this.companion?.save() };
+    return { sim: this.sim.snapshot(), bytes: this.snapshotBytes(this.sim), actionIndex: this.ai, companion: this.companion?.save() };
+  }
+
+  /** Estimated bytes held by the current branch's snapshots. */
+  get snapshotBytesHeld(): number {
+    let n = 0;
+    for (const s of this.cur.snaps) n += s.bytes;
+    return n;
   }
 
   private addSnap(): void {
     const b = this.cur;
     b.snaps.push(this.takeSnap());
-    if (b.snaps.length > this.maxSnapshots) {
+    while (b.snaps.length > 3 && (b.snaps.length > this.maxSnapshots || this.snapshotBytesHeld > this.maxSnapshotBytes)) {
       // Keep the first, the last and every other one between; snapshots come half as often from now on.
       const last = b.snaps.length - 1;
       b.snaps = b.snaps.filter((_, i) => i % 2 === 0 || i === last);
