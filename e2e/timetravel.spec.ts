@@ -87,7 +87,9 @@ test("scrubbing back and forward shows exactly what was drawn at that moment; st
   const early = await drawn(page);
   expect(Number(early.time)).toBeGreaterThan(0);
 
-  // Later: the leader is killed and a new one elected.
+  // Later: the leader is killed and a new one elected. (An action belongs to the moment it
+  // was taken: seeking to that very moment shows its effect, so it is taken a little later.)
+  await play(page, 500);
   const first = await leaderId(page);
   await node(page, first).click();
   await page.getByRole("button", { name: `Kill ${first}` }).click();
@@ -162,7 +164,7 @@ test("a share link reproduces the same leader, terms and storage log in a fresh 
 
   await page.getByRole("button", { name: "Share & export" }).click();
   await page.getByRole("button", { name: "Copy share link" }).click();
-  const field = page.getByRole("textbox", { name: "Share link" });
+  const field = page.getByRole("textbox", { name: "Share link", exact: true });
   await expect(field).toHaveValue(/#run=1\./);
   const link = await field.inputValue();
   expect(link.length).toBeLessThan(2000);

@@ -91,7 +91,7 @@ export type MarkerKind = "election" | "expiry" | "rejection" | "violation" | "ac
 /** A moment worth jumping to, on the time slider. */
 export interface TimelineMarker {
   readonly t: number;
-  /** Trace position (unique on a branch). */
+  /** Trace position (unique on a branch); for the branch's k-th user action (from 0), -1 - k. */
   readonly n: number;
   readonly kind: MarkerKind;
   /** Short words: "n3 leads term 4", "lease lock expired (h1)", "write by h1 (token 7) rejected". */

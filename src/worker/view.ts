@@ -269,7 +269,21 @@ function checkerViews(sim: Simulation): CheckerView[] {
 /** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
 export function timelineView(tl: Timeline): TimelineView {
   const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
-  const markers: TimelineMarker[] = tl.markers.map((m) => ({ t: m.t, n: m.n, kind: m.kind, label: m.label }));
+  // The simulator's markers and the user's actions, in time order (an action after the events of its moment).
+  const markers: TimelineMarker[] = [];
+  const sim = tl.markers;
+  let i = 0;
+  for (const [k, a] of actions.entries()) {
+    while (i < sim.length && (sim[i] as (typeof sim)[number]).t <= a.at) {
+      const m = sim[i++] as (typeof sim)[number];
+      markers.push({ t: m.t, n: m.n, kind: m.kind, label: m.label });
+    }
+    markers.push({ t: a.at, n: -1 - k, kind: "action", label: a.text });
+  }
+  for (; i < sim.length; i++) {
+    const m = sim[i] as (typeof sim)[number];
+    markers.push({ t: m.t, n: m.n, kind: m.kind, label: m.label });
+  }
   return {
     branch: tl.branchId,
     branches: tl.branches().map((b) => ({
