@@ -151,6 +151,10 @@ describe("time travel in the host", () => {
     expect(t.branch).toBe(1);
     expect(t.branches[1]?.forkedAt).toBe(2_000_000);
     expect(t.branches[1]?.firstAction).toMatch(/^crash n\d$/);
+    // The action is a marker too, after the elections of its past, in time order.
+    const actionMarkers = t.markers.filter((m) => m.kind === "action");
+    expect(actionMarkers.map((m) => [m.t, m.label, m.n])).toEqual([[2_000_000, t.branches[1]?.firstAction, -1]]);
+    expect(t.markers.map((m) => m.t)).toEqual(t.markers.map((m) => m.t).sort((a, b) => a - b));
     h.play(1000);
     h.host.handle({ type: "switchBranch", branch: 0 });
     expect(drawn(h.last())).toEqual(main);
