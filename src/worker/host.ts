@@ -7,16 +7,17 @@
 import { applyActionsTo, Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
-import { buildSimulation, scenarioActions } from "../core/scenario/runner";
+import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
 import { configProblems } from "../core/sim/config";
+import { formatMicros } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_EVENTS, type RunSettings, type ToWorker } from "./protocol";
-import { clampSpeed, configFor, scenarioFromSettings } from "./settings";
+import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
 
 export interface HostEnv {
@@ -74,33 +75,13 @@ export class SimHost {
   private dispatch(msg: ToWorker): void {
     switch (msg.type) {
       case "start": {
-        const scenario = msg.scenario ?? scenarioFromSettings(msg.settings);
-        const problems = msg.scenario === undefined ? configProblems(configFor(msg.settings)) : [];
-        if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-        const journal = new Journal();
-        const sim = buildSimulation(scenario, { onTrace: journal.listener });
-        const timeline = new Timeline(sim, scenarioActions(scenario), {
-          companion: journal,
-          maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-          snapshotBytes: estimateSnapshotBytes,
-        });
-        if (msg.scenario !== undefined) {
-          // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
-          timeline.advanceTo(scenario.duration);
-          timeline.seek(msg.seekTo ?? scenario.ui?.at ?? 0);
-        } else if (msg.seekTo !== undefined) {
-          timeline.advanceTo(Math.max(0, Math.round(msg.seekTo)));
+        try {
+          this.start(msg.settings, msg.scenario, msg.seekTo);
+        } catch (e) {
+          // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings.
+          if (this.timeline === null && msg.scenario !== undefined) this.start(msg.settings, undefined, undefined);
+          throw e;
         }
-        this.stop();
-        this.timeline = timeline;
-        this.journal = journal;
-        this.scenario = scenario;
-        this.imported = msg.scenario !== undefined;
-        this.settings = msg.settings;
-        this.runId++;
-        this.epoch++;
-        this.speed = clampSpeed(msg.settings.speed);
-        if (msg.settings.autoplay) this.play();
         return;
       }
       case "play":
@@ -160,6 +141,41 @@ export class SimHost {
         this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, ...this.exportText(msg.what) });
         return;
     }
+  }
+
+  private start(settings: RunSettings, imported: Scenario | undefined, seekTo: number | undefined): void {
+    const scenario = imported ?? scenarioFromSettings(settings);
+    const problems = configProblems(scenarioConfig(scenario));
+    if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
+    if (imported !== undefined && scenario.duration > MAX_OPEN_US) {
+      throw new Error(
+        `cannot open this run: it is ${formatMicros(scenario.duration)} long, and the browser opens runs of up to ${formatMicros(MAX_OPEN_US)} (run it with npm run sim)`,
+      );
+    }
+    const journal = new Journal();
+    const sim = buildSimulation(scenario, { onTrace: journal.listener });
+    const timeline = new Timeline(sim, scenarioActions(scenario), {
+      companion: journal,
+      maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
+      snapshotBytes: estimateSnapshotBytes,
+    });
+    if (imported !== undefined) {
+      // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
+      timeline.advanceTo(scenario.duration);
+      timeline.seek(seekTo ?? scenario.ui?.at ?? 0);
+    } else if (seekTo !== undefined) {
+      timeline.advanceTo(Math.max(0, Math.min(MAX_OPEN_US, Math.round(seekTo))));
+    }
+    this.stop();
+    this.timeline = timeline;
+    this.journal = journal;
+    this.scenario = scenario;
+    this.imported = imported !== undefined;
+    this.settings = settings;
+    this.runId++;
+    this.epoch++;
+    this.speed = clampSpeed(settings.speed);
+    if (settings.autoplay) this.play();
   }
 
   /** The current branch up to the cursor, as text: a scenario file, an NDJSON trace, or the client history. */
@@ -268,6 +284,9 @@ export class SimHost {
     this.env.post({ type: "view", view });
   }
 }
+
+/** The longest run (virtual time) the browser opens from a file or link: opening explores all of it. */
+export const MAX_OPEN_US = 60 * 60_000_000;
 
 /** Memory the time-travel snapshots of one branch may hold (estimated); beyond it they are thinned. */
 export const SNAPSHOT_BUDGET_BYTES = 96 * 1024 * 1024;

@@ -163,6 +163,23 @@ describe("time travel in the host", () => {
     expect(h.errors().at(-1)).toMatch(/no branch 7/);
   });
 
+  it("a run too long to open, or with clashing settings, is refused with a message; the current run stays, or the first one falls back", () => {
+    const long = parseScenarioText(JSON.stringify({ seed: 3, duration: "2h", holders: { count: 2 } }));
+    const clash = parseScenarioText(JSON.stringify({ cluster: { heartbeatIntervalMs: 500, electionTimeoutMinMs: 150, electionTimeoutMaxMs: 300 } }));
+    if (!long.ok || !clash.ok) throw new Error("fixtures must parse");
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 17 }), scenario: long.scenario });
+    expect(h.errors().at(-1)).toMatch(/cannot open this run: it is 7200s long/);
+    // Nothing ran before: the page's own settings started instead.
+    expect(h.last().seed).toBe(17);
+    const runId = h.last().runId;
+    h.host.handle({ type: "start", settings: settings(), scenario: clash.scenario });
+    expect(h.errors().at(-1)).toMatch(/cannot start: .*heartbeat/i);
+    h.host.handle({ type: "step" });
+    expect(h.last().runId).toBe(runId);
+    expect(h.last().seed).toBe(17);
+  });
+
   it("exports the trace as NDJSON and the client history, replayed up to the cursor", () => {
     const h = harness();
     h.host.handle({ type: "start", settings: settings({ seed: 6 }) });
