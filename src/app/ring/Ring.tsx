@@ -36,15 +36,29 @@ function RingCanvas() {
   useEffect(() => {
     const svg = ref.current;
     if (svg === null) return;
-    const drawing = createRingDrawing(svg, { select: (t) => useLab.getState().select(t) });
+    const drawing = createRingDrawing(svg, {
+      select: (t) => useLab.getState().select(t),
+      // Hovering a message highlights it here and in the space-time diagram.
+      focus: (id) => {
+        const s = useLab.getState();
+        if (s.focusMessage !== id) s.setFocusMessage(id);
+      },
+    });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
-      if (s.liveView !== null) drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s) });
+      if (s.liveView !== null)
+        drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s), focus: s.focusMessage });
     };
     draw(useLab.getState());
     const unsubscribe = useLab.subscribe((s, prev) => {
       if (s.liveView !== prev.liveView) receivedAt = performance.now();
-      if (s.liveView !== prev.liveView || s.selected !== prev.selected || selectHighlight(s) !== selectHighlight(prev)) draw(s);
+      if (
+        s.liveView !== prev.liveView ||
+        s.selected !== prev.selected ||
+        s.focusMessage !== prev.focusMessage ||
+        selectHighlight(s) !== selectHighlight(prev)
+      )
+        draw(s);
     });
     return () => {
       unsubscribe();
@@ -53,7 +67,7 @@ function RingCanvas() {
   }, []);
   // role="group", not "img": the drawing has buttons inside (nodes, holders, storage).
   // biome-ignore lint/a11y/useSemanticElements: an <svg> cannot be a <fieldset>; role="group" is the right role for it.
-  return <svg ref={ref} className="ring-svg" role="group" aria-label="Cluster ring" viewBox="0 0 620 520" />;
+  return <svg ref={ref} className="ring-svg" role="group" aria-label="Cluster ring" viewBox="0 0 620 520" data-export="ring" />;
 }
 
 const ROLES = ["leader", "candidate", "precandidate", "follower", "down"] as const;

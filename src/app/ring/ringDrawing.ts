@@ -48,12 +48,16 @@ import {
 export interface RingCallbacks {
   /** Opens the inspector on a node, holder, the storage or a message. */
   readonly select: (target: InspectTarget) => void;
+  /** The pointer entered (id) or left (null) a message: it is highlighted here and in the space-time diagram. */
+  readonly focus?: (id: number | null) => void;
 }
 
 /** What is selected and what is highlighted (a violation, a hovered event). */
 export interface RingMarks {
   readonly selected: Selection;
   readonly highlight: readonly string[];
+  /** The message highlighted in both the ring and the space-time diagram. */
+  readonly focus?: number | null;
 }
 
 export interface RingDrawing {
@@ -625,7 +629,9 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       const q = m.queued ? queuedPosition(b, i) : null;
       // A waiting stack gets one label, at its far end: how many wait.
       const n = waiting.get(m.to) ?? 0;
-      const label = m.queued ? (i === n - 1 ? `${n} waiting` : "") : labelled.has(m.id) ? `${m.label}${m.dup ? " ×2" : ""}` : "";
+      const focused = marks.focus === m.id;
+      const label =
+        m.queued && !focused ? (i === n - 1 ? `${n} waiting` : "") : labelled.has(m.id) || focused ? `${m.label}${m.dup ? " ×2" : ""}` : "";
       data.push({ id: m.id, m, seg: linkSegment(a, b), q, label });
     }
     msgSel = gMsgs
@@ -634,7 +640,12 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       .join((enter) => {
         const g = enter.append("g").attr("class", "msg");
         g.on("click", (_e: MouseEvent, d: MessageDatum) => select({ kind: "message", id: d.id }));
+        g.on("pointerenter", (_e: PointerEvent, d: MessageDatum) => callbacks.focus?.(d.id));
+        g.on("pointerleave", (_e: PointerEvent, d: MessageDatum) => {
+          if (marks.focus === d.id) callbacks.focus?.(null);
+        });
         g.append("circle").attr("class", "hit").attr("r", 12);
+        g.append("circle").attr("class", "foc").attr("r", 10.5);
         g.append("circle").attr("class", "sel").attr("r", 9);
         g.append("circle").attr("class", "dot").attr("r", 5.5);
         g.append("text").attr("class", "stop").attr("y", 1).text("✕");
@@ -646,12 +657,13 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     const upd = changed(
       msgSel,
       (d) =>
-        `${d.label}|${d.m.label}|${d.m.from}>${d.m.to}|${d.m.fate}|${d.m.dup}|${d.m.detail}|${d.m.queued}|${d.q?.x},${d.q?.y}|${isSelected("message", d.id)}`,
+        `${d.label}|${d.m.label}|${d.m.from}>${d.m.to}|${d.m.fate}|${d.m.dup}|${d.m.detail}|${d.m.queued}|${d.q?.x},${d.q?.y}|${isSelected("message", d.id)}|${marks.focus === d.id}`,
     );
     upd
       .classed("is-queued", (d) => d.q !== null)
       .classed("is-dup", (d) => d.m.dup)
-      .classed("is-selected", (d) => isSelected("message", d.id));
+      .classed("is-selected", (d) => isSelected("message", d.id))
+      .classed("is-focus", (d) => marks.focus === d.id);
     upd.select(".dot").attr("fill", (d) => messageColor(d.m.label));
     upd.select<SVGTextElement>(".mlabel").each(function (d) {
       setText(this, d.label);
