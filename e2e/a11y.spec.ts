@@ -27,7 +27,7 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   await expect(page.getByRole("button", { name: /^n\d+, leader, term \d+$/ })).toHaveCount(1);
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   // Scroll through so every panel is rendered (off-screen panels are skipped until seen).
-  for (const region of ["Storage", "Invariants", "Network", "Event log"]) {
+  for (const region of ["Time travel", "Space-time diagram", "Storage", "Invariants", "Network", "Event log"]) {
     await page.getByRole("region", { name: region }).scrollIntoViewIfNeeded();
   }
   expect(await audit(page)).toEqual([]);
@@ -45,5 +45,19 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   expect(await audit(page)).toEqual([]);
   await page.keyboard.press("Escape");
   await page.keyboard.press("?");
+  expect(await audit(page)).toEqual([]);
+  await page.keyboard.press("Escape");
+
+  // Time travel in the past, with a branch, and the share dialog.
+  const slider = page.getByRole("slider", { name: "Time" });
+  await slider.focus();
+  await page.keyboard.press("Home");
+  await page.getByRole("button", { name: /^n1, / }).click();
+  await page.getByRole("button", { name: "Kill n1" }).click();
+  await expect(page.getByRole("list", { name: "Branches" }).getByRole("listitem")).toHaveCount(2);
+  expect(await audit(page)).toEqual([]);
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await page.getByRole("button", { name: "Copy share link" }).click();
+  await expect(page.getByRole("textbox", { name: "Share link", exact: true })).toHaveValue(/#run=1\./);
   expect(await audit(page)).toEqual([]);
 });

@@ -298,7 +298,7 @@ export interface Arrow {
 export function dropFraction(reason: string | null): number {
   const r = (reason ?? "").toLowerCase();
   if (r.includes("down") || r.includes("inbox") || r.includes("crash")) return 0.85;
-  if (r.includes("partition") || r.includes("cut") || r.includes("user") || r.includes("hand")) return 0.5;
+  if (r.includes("partition") || r.includes("cut") || r.includes("user") || r.includes("by you") || r.includes("hand")) return 0.5;
   return 0.65;
 }
 
