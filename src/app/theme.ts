@@ -63,10 +63,25 @@ export function textOn(bg: string): string {
 }
 
 /** Message colours by kind (the label is always drawn beside the dot). */
+export type MessageKind = "vote" | "replication" | "lease" | "storage" | "other";
+
+/** What a message is about, from its label ("vote reply" -> vote, "heartbeat" -> replication). */
+export function messageKind(label: string): MessageKind {
+  if (label.includes("vote")) return "vote";
+  if (label.startsWith("append") || label === "heartbeat") return "replication";
+  if (label.includes("write")) return "storage";
+  if (["acquire", "grant", "denied", "release", "refresh"].some((w) => label.includes(w))) return "lease";
+  return "other";
+}
+
+const KIND_COLOR: Record<MessageKind, string> = {
+  vote: OKABE_ITO.orange,
+  replication: OKABE_ITO.blue,
+  storage: OKABE_ITO.green,
+  lease: OKABE_ITO.purple,
+  other: "#555555",
+};
+
 export function messageColor(label: string): string {
-  if (label.includes("vote")) return OKABE_ITO.orange;
-  if (label.startsWith("append") || label === "heartbeat") return OKABE_ITO.blue;
-  if (label.includes("write")) return OKABE_ITO.green;
-  if (["acquire", "grant", "denied", "release", "refresh"].some((w) => label.includes(w))) return OKABE_ITO.purple;
-  return "#555555";
+  return KIND_COLOR[messageKind(label)];
 }

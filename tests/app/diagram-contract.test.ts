@@ -4,7 +4,11 @@
  * worker's wording changes, this fails before the diagram quietly draws the wrong thing.
  */
 import { describe, expect, it } from "vitest";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { withoutKinds } from "../../src/app/diagram/input";
 import { dropFraction, roleOf } from "../../src/app/diagram/layout";
+import { SpaceTimeLegend } from "../../src/app/diagram/SpaceTime";
 import type { DropReason, TraceEvent } from "../../src/core/sim/trace";
 import { dropWords } from "../../src/worker/describe";
 import { diagramMarkOf } from "../../src/worker/journal";
@@ -30,5 +34,52 @@ describe("the diagram reads the worker's words", () => {
   it("every drop reason lands where the diagram means it to", () => {
     const at: Record<DropReason, number> = { down: 0.85, "inbox-full": 0.85, partition: 0.5, cut: 0.5, user: 0.5, loss: 0.65 };
     for (const [reason, fraction] of Object.entries(at)) expect(dropFraction(dropWords(reason)), reason).toBe(fraction);
+  });
+});
+
+describe("hiding arrow kinds", () => {
+  const msg = (id: number, label: string) => ({ id, from: "n1", to: "n2", sentAt: 0, endAt: 1, label, outcome: "delivered" as const, reason: null });
+  const flying = (id: number, label: string) => ({
+    id,
+    from: "n1",
+    to: "n2",
+    sentAt: 0,
+    deliverAt: 5,
+    label,
+    detail: "",
+    fate: "ok" as const,
+    dup: false,
+    queued: false,
+  });
+  const data = {
+    runId: 1,
+    now: 2,
+    playing: false,
+    nodes: [],
+    holders: [],
+    storage: null,
+    finished: [msg(1, "heartbeat"), msg(2, "vote"), msg(3, "append reply"), msg(4, "write"), msg(5, "refresh")],
+    inFlight: [flying(6, "heartbeat"), flying(7, "acquire")],
+    marks: [],
+    horizon: null,
+    focus: null,
+    highlight: [],
+  };
+
+  it("drops exactly the hidden kinds, and keeps the same lists when nothing is hidden", () => {
+    const shown = withoutKinds(data, new Set(["replication"]));
+    expect(shown.finished.map((m) => m.id)).toEqual([2, 4, 5]);
+    expect(shown.inFlight.map((m) => m.id)).toEqual([7]);
+    expect(withoutKinds(data, new Set())).toBe(data);
+    // The same source list filtered the same way is the same object (the drawing skips unchanged lists).
+    expect(withoutKinds(data, new Set(["replication"])).finished).toBe(shown.finished);
+    expect(withoutKinds(data, new Set(["lease", "storage"])).finished.map((m) => m.id)).toEqual([1, 2, 3]);
+  });
+
+  it("the legend's switches say whether each kind is shown and toggle it", () => {
+    const toggled: string[] = [];
+    const html = renderToStaticMarkup(createElement(SpaceTimeLegend, { hidden: new Set(["replication"] as const), onToggle: (k) => toggled.push(k) }));
+    expect(html).toMatch(/aria-pressed="false"[^>]*title="Show append \/ heartbeat arrows"/);
+    expect((html.match(/aria-pressed="true"/g) ?? []).length).toBe(4);
   });
 });

@@ -6,8 +6,8 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { type LabState, selectHasView, selectHighlight, useLab } from "../store";
-import { messageColor, OKABE_ITO, ROLE_COLOR } from "../theme";
-import { diagramInput } from "./input";
+import { type MessageKind, messageColor, OKABE_ITO, ROLE_COLOR } from "../theme";
+import { diagramInput, withoutKinds } from "./input";
 import { DEFAULT_SPAN_US, DEFAULT_WIDTH, MAX_SPAN_US, MIN_SPAN_US, spanText } from "./layout";
 import { createSpaceTimeDrawing, type SpaceTimeDrawing, type ViewportState } from "./spacetimeDrawing";
 import "./SpaceTime.css";
@@ -33,6 +33,18 @@ export function SpaceTimePanel() {
   const wrapRef = useRef<HTMLDivElement>(null);
   const drawingRef = useRef<SpaceTimeDrawing | null>(null);
   const [vp, setVp] = useState<ViewportState>(INITIAL);
+  /** Arrow kinds the user switched off in the legend (read by the drawing's feed). */
+  const [hidden, setHidden] = useState<ReadonlySet<MessageKind>>(() => new Set());
+  const hiddenRef = useRef(hidden);
+  const redrawRef = useRef<() => void>(() => {});
+  const toggle = (k: MessageKind): void => {
+    const next = new Set(hiddenRef.current);
+    if (next.has(k)) next.delete(k);
+    else next.add(k);
+    hiddenRef.current = next;
+    setHidden(next);
+    redrawRef.current();
+  };
 
   useEffect(() => {
     const svg = svgRef.current;
@@ -53,8 +65,9 @@ export function SpaceTimePanel() {
     drawingRef.current = drawing;
     const draw = (s: LabState): void => {
       const d = diagramInput(s);
-      if (d !== null) drawing.update(d);
+      if (d !== null) drawing.update(withoutKinds(d, hiddenRef.current));
     };
+    redrawRef.current = () => draw(useLab.getState());
     draw(useLab.getState());
     const unsubscribe = useLab.subscribe((s, p) => {
       if (
@@ -101,7 +114,7 @@ export function SpaceTimePanel() {
       <div className="st-wrap" ref={wrapRef}>
         <svg ref={svgRef} className="st-svg" role="img" aria-label="Space-time diagram" data-export="spacetime" />
       </div>
-      <SpaceTimeLegend />
+      <SpaceTimeLegend hidden={hidden} onToggle={toggle} />
     </section>
   );
 }
@@ -159,22 +172,31 @@ export function SpaceTimeControls({ vp, onZoom, onPan, onFollow }: SpaceTimeCont
   );
 }
 
-const ARROW_KINDS: readonly { label: string; text: string }[] = [
-  { label: "vote", text: "vote" },
-  { label: "append", text: "append / heartbeat" },
-  { label: "refresh", text: "lease grant / refresh" },
-  { label: "write", text: "storage write" },
-  { label: "reply", text: "other" },
+const ARROW_KINDS: readonly { kind: MessageKind; label: string; text: string }[] = [
+  { kind: "vote", label: "vote", text: "vote" },
+  { kind: "replication", label: "append", text: "append / heartbeat" },
+  { kind: "lease", label: "refresh", text: "lease grant / refresh" },
+  { kind: "storage", label: "write", text: "storage write" },
+  { kind: "other", label: "reply", text: "other" },
 ];
 
-function SpaceTimeLegend() {
+/** The legend; its arrow kinds are also switches (a busy run reads better without heartbeats). */
+export function SpaceTimeLegend({ hidden, onToggle }: { hidden: ReadonlySet<MessageKind>; onToggle: (k: MessageKind) => void }) {
   return (
     <div className="st-legend">
-      <ul aria-label="Arrows">
+      <ul aria-label="Arrows (press to hide or show a kind)">
         {ARROW_KINDS.map((k) => (
           <li key={k.text}>
-            <span className="stl-arrow" style={{ background: messageColor(k.label) }} aria-hidden="true" />
-            {k.text}
+            <button
+              type="button"
+              className={hidden.has(k.kind) ? "stl-toggle is-off" : "stl-toggle"}
+              aria-pressed={!hidden.has(k.kind)}
+              title={hidden.has(k.kind) ? `Show ${k.text} arrows` : `Hide ${k.text} arrows`}
+              onClick={() => onToggle(k.kind)}
+            >
+              <span className="stl-arrow" style={{ background: messageColor(k.label) }} aria-hidden="true" />
+              {k.text}
+            </button>
           </li>
         ))}
         <li>

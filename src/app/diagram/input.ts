@@ -17,6 +17,7 @@ import {
   type StorageView,
 } from "../../worker/protocol";
 import { type LabState, selectHighlight } from "../store";
+import { type MessageKind, messageKind } from "../theme";
 
 export interface SpaceTimeData {
   /** A new run resets the scroll position (message ids start again). */
@@ -80,4 +81,26 @@ export function diagramInput(s: LabState): SpaceTimeData | null {
     focus: s.focusMessage,
     highlight: selectHighlight(s),
   };
+}
+
+/** Keeps only the arrows of kinds that are shown (the legend's toggles). Returns `d` itself when nothing is hidden. */
+export function withoutKinds(d: SpaceTimeData, hidden: ReadonlySet<MessageKind>): SpaceTimeData {
+  if (hidden.size === 0) return d;
+  return {
+    ...d,
+    finished: keepShown(d.finished, hidden),
+    inFlight: keepShown(d.inFlight, hidden),
+  };
+}
+
+/** Filtered lists are remembered per source list, so an unchanged list stays the same object (the drawing skips it). */
+const shownCache = new WeakMap<object, { hidden: string; out: readonly { label: string }[] }>();
+
+function keepShown<T extends { label: string }>(list: readonly T[], hidden: ReadonlySet<MessageKind>): readonly T[] {
+  const key = [...hidden].sort().join(",");
+  const hit = shownCache.get(list);
+  if (hit !== undefined && hit.hidden === key) return hit.out as readonly T[];
+  const out = list.filter((m) => !hidden.has(messageKind(m.label)));
+  shownCache.set(list, { hidden: key, out });
+  return out;
 }
