@@ -195,3 +195,39 @@ test("a broken share link says what is wrong and the app stays usable", async ({
   await expect(nodes(page)).toHaveCount(5);
   expect(errors).toEqual([]);
 });
+
+test("exports: the scenario, the trace, the history and both diagrams as SVG and PNG", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=5&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await leaderId(page);
+  await page.waitForTimeout(1000);
+  await pause(page);
+  await page.getByRole("button", { name: "Share & export" }).click();
+  const download = async (name: string): Promise<{ file: string; text: string }> => {
+    const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name, exact: true }).click()]);
+    const path = await d.path();
+    const { readFileSync } = await import("node:fs");
+    return { file: d.suggestedFilename(), text: readFileSync(path, name.endsWith("PNG") ? "latin1" : "utf8") };
+  };
+  const scenario = await download("Download scenario");
+  expect(scenario.file).toBe("lease-lab-seed-5.json");
+  const doc = JSON.parse(scenario.text);
+  expect(doc.seed).toBe(5);
+  expect(doc.ui.at).toMatch(/^\d+(ms|us)$/);
+  const trace = await download("Export trace (NDJSON)");
+  const lines = trace.text.trim().split("\n");
+  expect(lines.length).toBeGreaterThan(100);
+  expect(JSON.parse(lines[0] as string)).toMatchObject({ t: 0, n: 0 });
+  const history = await download("Export client history (JSON)");
+  expect(JSON.parse(history.text).seed).toBe(5);
+  for (const what of ["ring", "space-time diagram"]) {
+    const svg = await download(`Save ${what} as SVG`);
+    expect(svg.text).toMatch(/^(<\?xml[^>]*>\s*)?<svg/);
+    // Colours come along (inlined), so the picture looks as it does on screen.
+    expect(svg.text).toMatch(/fill[:=]/);
+    const png = await download(`Save ${what} as PNG`);
+    expect(png.text.slice(1, 4)).toBe("PNG");
+  }
+  expect(errors).toEqual([]);
+});
