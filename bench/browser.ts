@@ -79,6 +79,22 @@ interface Sample {
   busy: number;
 }
 
+function report(what: string, sample: Sample): void {
+  const sorted = sample.frames.slice().sort((a, b) => a - b);
+  const slow = sample.frames.filter((f) => f > 20).length;
+  const maxLong = sample.longTasks.length === 0 ? 0 : Math.max(...sample.longTasks);
+  console.log(`\n${what}`);
+  console.log(`frames            ${sample.frames.length}`);
+  console.log(`frame time p50    ${percentile(sorted, 50).toFixed(1)} ms`);
+  console.log(`frame time p95    ${percentile(sorted, 95).toFixed(1)} ms   (target < 16.7 ms)`);
+  console.log(`frame time p99    ${percentile(sorted, 99).toFixed(1)} ms`);
+  console.log(`frames > 20 ms    ${slow} (${((100 * slow) / Math.max(1, sample.frames.length)).toFixed(1)}%)`);
+  console.log(`main thread busy  ${(100 * sample.busy).toFixed(0)}% of the time`);
+  console.log(`long tasks        ${sample.longTasks.length}, longest ${maxLong.toFixed(0)} ms   (target: none over 50 ms)`);
+  console.log(`panel updates     ${sample.views} (${(sample.views / SECONDS).toFixed(1)} per s; the ring draws every frame from the live views)`);
+  console.log(`messages drawn    up to ${sample.messagesDrawn} at once in the ring`);
+}
+
 async function main(): Promise<void> {
   const server: ChildProcess = spawn("npx", ["vite", "preview", "--port", String(PORT), "--strictPort"], {
     stdio: "ignore",
@@ -98,22 +114,17 @@ async function main(): Promise<void> {
     // Let the lease holders start and the JIT warm up.
     await page.waitForTimeout(3000);
     // A string, not a function: tsx's name-keeping helper (__name) does not exist in the page.
-    const sample = (await page.evaluate(MEASURE.replace("SECONDS", String(SECONDS)))) as Sample;
+    const measure = async (): Promise<Sample> => (await page.evaluate(MEASURE.replace("SECONDS", String(SECONDS)))) as Sample;
+    const top = await measure();
+    // Then with the space-time diagram on screen (it draws every message of the last second).
+    await page.getByRole("region", { name: "Space-time diagram" }).scrollIntoViewIfNeeded();
+    await page.waitForTimeout(1000);
+    const diagram = await measure();
     await browser.close();
 
-    const sorted = sample.frames.slice().sort((a, b) => a - b);
-    const slow = sample.frames.filter((f) => f > 20).length;
-    const maxLong = sample.longTasks.length === 0 ? 0 : Math.max(...sample.longTasks);
-    console.log(`Lease Lab browser benchmark: ${URL_PATH}, 1280x720, ${SECONDS} s of frames (Chromium${executablePath ? ` at ${executablePath}` : ""})\n`);
-    console.log(`frames            ${sample.frames.length}`);
-    console.log(`frame time p50    ${percentile(sorted, 50).toFixed(1)} ms`);
-    console.log(`frame time p95    ${percentile(sorted, 95).toFixed(1)} ms   (target < 16.7 ms)`);
-    console.log(`frame time p99    ${percentile(sorted, 99).toFixed(1)} ms`);
-    console.log(`frames > 20 ms    ${slow} (${((100 * slow) / Math.max(1, sample.frames.length)).toFixed(1)}%)`);
-    console.log(`main thread busy  ${(100 * sample.busy).toFixed(0)}% of the time`);
-    console.log(`long tasks        ${sample.longTasks.length}, longest ${maxLong.toFixed(0)} ms   (target: none over 50 ms)`);
-    console.log(`panel updates     ${sample.views} (${(sample.views / SECONDS).toFixed(1)} per s; the ring draws every frame from the live views)`);
-    console.log(`messages drawn    up to ${sample.messagesDrawn} at once`);
+    console.log(`Lease Lab browser benchmark: ${URL_PATH}, 1280x720, ${SECONDS} s of frames per view (Chromium${executablePath ? ` at ${executablePath}` : ""})`);
+    report("the top of the page (ring, summary, inspector, lease timeline)", top);
+    report("scrolled to the space-time diagram", diagram);
   } finally {
     if (server.pid !== undefined) {
       try {

@@ -63,12 +63,25 @@ export function SpaceTimePanel() {
       wrap?.clientWidth || DEFAULT_WIDTH,
     );
     drawingRef.current = drawing;
+    // Off screen, the diagram is not drawn at all (it catches up when it comes into view).
+    let onScreen = true;
     const draw = (s: LabState): void => {
+      if (!onScreen) return;
       const d = diagramInput(s);
       if (d !== null) drawing.update(withoutKinds(d, hiddenRef.current));
     };
     redrawRef.current = () => draw(useLab.getState());
     draw(useLab.getState());
+    const visibility =
+      wrap === null || typeof IntersectionObserver === "undefined"
+        ? null
+        : new IntersectionObserver((entries) => {
+            const seen = entries.some((e) => e.isIntersecting);
+            if (seen === onScreen) return;
+            onScreen = seen;
+            if (seen) draw(useLab.getState());
+          });
+    if (wrap !== null) visibility?.observe(wrap);
     const unsubscribe = useLab.subscribe((s, p) => {
       if (
         s.liveView !== p.liveView ||
@@ -91,6 +104,7 @@ export function SpaceTimePanel() {
     return () => {
       unsubscribe();
       observer?.disconnect();
+      visibility?.disconnect();
       drawing.destroy();
       drawingRef.current = null;
     };

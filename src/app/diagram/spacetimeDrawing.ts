@@ -194,6 +194,9 @@ function segmentText(s: Segment): string {
   return `${s.proc} ${what} ${span} ${until}`;
 }
 
+/** While playing, the diagram is redrawn at most this often (ms): about 8 times a second. */
+export const PLAYING_REDRAW_MS = 120;
+
 export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeCallbacks, initialWidth = DEFAULT_WIDTH): SpaceTimeDrawing {
   const uid = `st${++drawingCount}`;
   const root = d3.select(svg);
@@ -776,6 +779,33 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
     callbacks.viewport?.(state);
   }
 
+  /**
+   * Views arrive 25 times a second while playing, and every redraw repaints the whole
+   * plot (it slides). While playing the diagram is redrawn at most PLAYING_REDRAW_MS
+   * apart, in an animation frame; paused, at the next frame. (At once where there are
+   * no frames, as in tests.)
+   */
+  let frameRequested = false;
+  let lastRenderMs = Number.NEGATIVE_INFINITY;
+  function scheduleRender(): void {
+    if (typeof requestAnimationFrame !== "function") {
+      render();
+      return;
+    }
+    if (frameRequested) return;
+    frameRequested = true;
+    const wait = data?.playing ? PLAYING_REDRAW_MS - (performance.now() - lastRenderMs) : 0;
+    const go = (): void => {
+      requestAnimationFrame(() => {
+        frameRequested = false;
+        lastRenderMs = performance.now();
+        render();
+      });
+    };
+    if (wait > 0) setTimeout(go, wait);
+    else go();
+  }
+
   function render(): void {
     if (destroyed || data === null) return;
     const d = data;
@@ -950,7 +980,7 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
       wasPlaying = d.playing;
       if (pinned !== null && d.focus !== pinned && d.focus !== hovered) pinned = null;
       data = d;
-      render();
+      scheduleRender();
     },
     resize(width: number): void {
       const f = frameOf(width);
