@@ -20,7 +20,11 @@ function build(): { tl: Timeline; journal: Journal } {
   const journal = new Journal();
   const sim = buildSimulation(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }), { onTrace: journal.listener });
   // As the worker's host builds it.
-  const tl = new Timeline(sim, [], { companion: journal, maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, snapshotBytes: estimateSnapshotBytes });
+  const tl = new Timeline(sim, [], {
+    companion: journal,
+    maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
+    snapshotBytes: (s) => estimateSnapshotBytes(s) + journal.retainedBytes(),
+  });
   return { tl, journal };
 }
 

@@ -157,7 +157,7 @@ export class SimHost {
     const timeline = new Timeline(sim, scenarioActions(scenario), {
       companion: journal,
       maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-      snapshotBytes: estimateSnapshotBytes,
+      snapshotBytes: (s) => estimateSnapshotBytes(s) + journal.retainedBytes(),
     });
     if (imported !== undefined) {
       // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
@@ -289,16 +289,16 @@ export class SimHost {
 export const MAX_OPEN_US = 60 * 60_000_000;
 
 /** Memory the time-travel snapshots of one branch may hold (estimated); beyond it they are thinned. */
-export const SNAPSHOT_BUDGET_BYTES = 96 * 1024 * 1024;
+export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /**
- * What one snapshot holds, roughly: each node's log twice (its disk and its memory, 8 bytes
- * an entry pointer) and the rest (state machines, the journal's bounded history) as a constant.
+ * What one snapshot holds of its own, roughly. The Raft logs are frozen in shared chunks
+ * (RaftServer.freeze), so a snapshot adds only each node's newest chunk, twice, plus the
+ * rest (state machines, clients, holders) as a constant. The journal's share is added by
+ * the caller (Journal.retainedBytes).
  */
 export function estimateSnapshotBytes(sim: Simulation): number {
-  let entries = 0;
-  for (const id of sim.nodeIds) entries += sim.diskOf(id)?.log.length ?? 0;
-  return entries * 16 + 400_000;
+  return sim.nodeIds.length * 2 * 1024 * 8 + 200_000;
 }
 
 /** Replays the timeline's current branch from the start in `sim` (a scratch copy) up to `until`. */

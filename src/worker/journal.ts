@@ -123,6 +123,17 @@ export class Journal {
     };
   }
 
+  /**
+   * Roughly what a saved copy holds of its own (its history objects are shared with copies
+   * saved close by, not with ones far apart): for the time-travel memory budget.
+   */
+  retainedBytes(): number {
+    const lines = Math.min(this.log.length, EVENT_LOG_LIMIT);
+    const messages = Math.min(this.messages.length, DIAGRAM_MESSAGE_LIMIT);
+    const marks = Math.min(this.marks.length, DIAGRAM_MARK_LIMIT);
+    return lines * 240 + messages * 170 + marks * 150 + this.seen.size * 70 + this.sent.size * 90;
+  }
+
   /** A copy of the journal's state (for a time-travel snapshot); it never changes afterwards. */
   save(): unknown {
     const state: JournalState = {

@@ -12,7 +12,7 @@ import type { LeaseQuery, LeaseRefresh, LeaseServerSettings } from "../lease/typ
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
-import { RaftNode } from "./node";
+import { RaftNode, type RaftState } from "./node";
 import type { Entry, HardState, KvQuery, NodeId, RaftConfig, RaftMessage } from "./types";
 
 /** What survives a crash. */
@@ -89,16 +89,58 @@ export class RaftServer implements ProcessLogic {
     return this.v?.tracker ?? null;
   }
 
-  /** A deep copy, with its own copy of the node's random stream. */
+  /** A deep copy, with its own copy of the node's random stream. (A frozen copy becomes a running one again.) */
   clone(): RaftServer {
+    const fz = this.frozen;
+    const out = this.copy(fz === null ? this.disk.log.slice() : unchunk(fz.disk), (state) =>
+      fz === null ? state : { ...state, log: fz.node === null ? [] : unchunk(fz.node) },
+    );
+    // Its next frozen copy shares chunks with the one it came from.
+    out.chunks = fz === null ? this.chunks : fz.disk;
+    return out;
+  }
+
+  /**
+   * A copy to keep in a snapshot: the logs (which only grow, and are the bulk of a
+   * server) are kept in chunks of LOG_CHUNK entries, and a chunk whose entries are the
+   * same objects as in this server's previous frozen copy is that very chunk. Snapshots
+   * of a long run then share their logs instead of each holding two copies of them.
+   * Only clone() may be called on it.
+   */
+  freeze(): RaftServer {
+    const disk = this.shareChunks(this.disk.log);
+    const node = this.v === null ? null : this.shareChunks(this.v.node.log);
+    const out = this.copy([], (state) => ({ ...state, log: [] }));
+    out.frozen = { disk, node };
+    return out;
+  }
+
+  /** Set on a frozen copy (freeze): its logs, in chunks. */
+  private frozen: { readonly disk: readonly (readonly Entry[])[]; readonly node: readonly (readonly Entry[])[] | null } | null = null;
+  /** The chunks of the last frozen copy in this server's line, to share with the next one. */
+  private chunks: readonly (readonly Entry[])[] = [];
+
+  private shareChunks(log: readonly Entry[]): readonly (readonly Entry[])[] {
+    const prev = this.chunks;
+    const out: (readonly Entry[])[] = [];
+    for (let from = 0, c = 0; from < log.length; from += LOG_CHUNK, c++) {
+      const to = Math.min(log.length, from + LOG_CHUNK);
+      const old = prev[c];
+      out.push(old !== undefined && sameEntries(old, log, from, to) ? old : log.slice(from, to));
+    }
+    this.chunks = out;
+    return out;
+  }
+
+  private copy(diskLog: Entry[], nodeState: (s: RaftState) => RaftState): RaftServer {
     const rng = Rng.restore(this.rng.snapshot());
-    const disk: Disk = { hard: this.disk.hard, log: this.disk.log.slice() };
+    const disk: Disk = { hard: this.disk.hard, log: diskLog };
     const v = this.v;
     if (v === null) return new RaftServer(this.config, rng, disk, null);
     const reads = new Map<number, PendingRead>();
     for (const [k, r] of v.reads) reads.set(k, { ...r });
     return new RaftServer(this.config, rng, disk, {
-      node: RaftNode.fromState(this.cfg, rng, v.node.snapshotState()),
+      node: RaftNode.fromState(this.cfg, rng, nodeState(v.node.snapshotState())),
       sm: v.sm.clone(),
       tracker: v.tracker?.clone() ?? null,
       lastApplied: v.lastApplied,
@@ -315,4 +357,20 @@ export class RaftServer implements ProcessLogic {
     v.tracker.onApplied(ctx.now, effect, events);
     this.emitTracker(ctx, events);
   }
+}
+
+/** Entries per chunk of a frozen log. */
+const LOG_CHUNK = 1024;
+
+/** The chunk holds exactly log[from..to) (entries are immutable, so the same objects mean the same entries). */
+function sameEntries(chunk: readonly Entry[], log: readonly Entry[], from: number, to: number): boolean {
+  if (chunk.length !== to - from) return false;
+  for (let i = 0; i < chunk.length; i++) if (chunk[i] !== log[from + i]) return false;
+  return true;
+}
+
+function unchunk(chunks: readonly (readonly Entry[])[]): Entry[] {
+  const out: Entry[] = [];
+  for (const c of chunks) for (const e of c) out.push(e);
+  return out;
 }

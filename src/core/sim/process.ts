@@ -26,4 +26,10 @@ export interface ProcessLogic {
   crash(): void;
   /** A deep copy for snapshots. */
   clone(): ProcessLogic;
+  /**
+   * Optional: a copy to keep inside a snapshot. It may share memory with copies kept
+   * before (a Raft log's unchanged chunks); the simulator never runs it, it only
+   * clone()s it again when the snapshot is restored.
+   */
+  freeze?(): ProcessLogic;
 }

@@ -471,7 +471,7 @@ export class Simulation implements CheckerHost {
       eventCount: this.eventCount,
       handled: this.handled,
       queue: this.queue.snapshot(),
-      procs: [...this.procs.values()].map(cloneProc),
+      procs: [...this.procs.values()].map((p) => ({ ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() })),
       net: cloneNet(this.net),
       netRng: this.netRng.snapshot(),
       refRng: this.refRng.snapshot(),
