@@ -231,3 +231,30 @@ test("exports: the scenario, the trace, the history and both diagrams as SVG and
   }
   expect(errors).toEqual([]);
 });
+
+test("a scenario file from the CLI opens in the browser and reaches the CLI's trace hash", async ({ page }) => {
+  const errors = watchErrors(page);
+  const { readFileSync } = await import("node:fs");
+  const { parseScenarioText } = await import("../src/core/scenario/schema");
+  const { runScenario } = await import("../src/core/scenario/runner");
+  const file = "scenarios/lease/03-gc-pause-fenced.json";
+  const parsed = parseScenarioText(readFileSync(file, "utf8"));
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  const cli = runScenario(parsed.scenario);
+
+  await page.goto("/?speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await page.getByLabel("Scenario file").setInputFiles(file);
+  // The imported run is explored to its end (10 s) with its GC pause; go to the end.
+  await expect(page.getByText("seed 13")).toBeVisible();
+  await slider(page).focus();
+  await page.keyboard.press("End");
+  await expect(page.getByRole("button", { name: /^holder h1, / })).toBeVisible();
+  await expect(page.getByTestId("leader")).toHaveText(cli.leader as string);
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await expect(page.getByTestId("trace-hash")).toHaveText(cli.traceHash);
+  // The storage rejected h1's late write, as the CLI's expectations say.
+  await expect(page.locator("section.storage-panel tr[aria-label]").filter({ hasText: "rejected" }).first()).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -8,6 +8,7 @@
 import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { DEFAULT_SPEED, type ExportKind } from "../../worker/protocol";
 import { settingsFromScenario } from "../../worker/settings";
+import { formatTime } from "../format";
 import { toSearch } from "../params";
 import { startMessage } from "../simLink";
 import { useLab } from "../store";
@@ -200,11 +201,15 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     const settings = settingsFromScenario(sc, { speed: st.view?.speed ?? st.settings?.speed ?? DEFAULT_SPEED, autoplay: seekTo === undefined });
     const hash = await encodeRunHash(r.text);
     noteLinkStart();
+    const started = runStarted(st.view?.runId ?? null);
     st.send(startMessage(settings, seekTo === undefined ? { scenario: sc } : { scenario: sc, seekTo }));
-    useLab.setState({ settings });
-    window.history.replaceState(window.history.state, "", `${window.location.pathname}${toSearch(settings)}${hash}`);
     setConfirm(null);
     onClose();
+    // The address names the new run only once the worker has taken it (it may refuse: then the error banner says why, and the old run and address stay).
+    if (await started) {
+      useLab.setState({ settings });
+      window.history.replaceState(window.history.state, "", `${window.location.pathname}${toSearch(settings)}${hash}`);
+    }
   };
 
   const openInput = (text: string, from: string): Promise<void> =>
@@ -264,6 +269,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
             {SHARE_NAMES.downloadScenario}
           </button>
         </div>
+        <TraceHash />
         <div className="form-field">
           <label htmlFor={linkId}>{SHARE_NAMES.linkField}</label>
           <input
@@ -395,5 +401,37 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
         </div>
       </div>
     </div>
+  );
+}
+
+/** Resolves true when a view of a new run arrives, false on an error from the worker first (or after a minute). */
+function runStarted(prevRunId: number | null): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 60_000);
+    const unsubscribe = useLab.subscribe((s, p) => {
+      if (s.error !== null && s.error !== p.error) done(false);
+      else if (s.view !== null && s.view.runId !== prevRunId) done(true);
+    });
+  });
+}
+
+/**
+ * The trace hash at the cursor: the CLI prints the same one (hash=...) for the downloaded
+ * scenario when the cursor stands at the end of the run, so the two can be compared.
+ */
+function TraceHash() {
+  const hash = useLab((s) => s.view?.traceHash ?? "");
+  const now = useLab((s) => s.view?.now ?? 0);
+  const end = useLab((s) => s.view?.timeline.end ?? 0);
+  return (
+    <p className="small-print">
+      Trace hash at {formatTime(now)}: <code data-testid="trace-hash">{hash}</code>
+      {now === end ? " (npm run sim prints the same for the downloaded scenario)" : " (move the cursor to the end to compare with npm run sim)"}
+    </p>
   );
 }
