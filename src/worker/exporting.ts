@@ -30,7 +30,8 @@ export function scenarioToInput(sc: Scenario): Record<string, unknown> {
       faults: n.faults,
       intervalMin: d(n.intervalMin),
       intervalMax: d(n.intervalMax),
-      ...(n.quietAfter === undefined ? {} : { quietAfter: d(n.quietAfter) }),
+      // Written out even when the file left it to its default (3/4 of the run): the export may be longer than the original.
+      quietAfter: d(n.quietAfter ?? Math.floor(sc.duration * 0.75)),
       includeClients: n.includeClients,
     };
   }

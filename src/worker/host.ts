@@ -16,7 +16,7 @@ import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
-import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_EVENTS, type RunSettings, type ToWorker } from "./protocol";
+import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
 
@@ -147,9 +147,10 @@ export class SimHost {
     const scenario = imported ?? scenarioFromSettings(settings);
     const problems = configProblems(scenarioConfig(scenario));
     if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-    if (imported !== undefined && scenario.duration > MAX_OPEN_US) {
+    const cursor = Math.min(scenario.duration, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
+    if (imported !== undefined && cursor > MAX_OPEN_US) {
       throw new Error(
-        `cannot open this run: it is ${formatMicros(scenario.duration)} long, and the browser opens runs of up to ${formatMicros(MAX_OPEN_US)} (run it with npm run sim)`,
+        `cannot open this run at ${formatMicros(cursor)}: the browser opens a shared moment up to ${formatMicros(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
     const journal = new Journal();
@@ -159,12 +160,19 @@ export class SimHost {
       maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
       snapshotBytes: (s) => estimateSnapshotBytes(s) + journal.retainedBytes(),
     });
+    let shortOf: number | null = null;
     if (imported !== undefined) {
-      // A shared or imported run: explore it as far as it goes, then put the cursor where it was shared.
-      timeline.advanceTo(scenario.duration);
-      timeline.seek(seekTo ?? scenario.ui?.at ?? 0);
-    } else if (seekTo !== undefined) {
-      timeline.advanceTo(Math.max(0, Math.min(MAX_OPEN_US, Math.round(seekTo))));
+      // A shared or imported run: explore it up to the shared moment, and on towards its end
+      // while that is quick; Play explores the rest. Opening never takes more than OPEN_BUDGET_MS.
+      const started = this.env.nowMs();
+      for (let t = 0; t < scenario.duration; ) {
+        t = Math.min(scenario.duration, t + OPEN_SLICE_US);
+        timeline.advanceTo(t);
+        const spent = this.env.nowMs() - started;
+        if (spent > OPEN_BUDGET_MS || (t >= cursor && spent > OPEN_ON_MS)) break;
+      }
+      if (timeline.end < cursor) shortOf = cursor;
+      timeline.seek(Math.min(cursor, timeline.end));
     }
     this.stop();
     this.timeline = timeline;
@@ -176,6 +184,12 @@ export class SimHost {
     this.epoch++;
     this.speed = clampSpeed(settings.speed);
     if (settings.autoplay) this.play();
+    if (shortOf !== null) {
+      this.env.post({
+        type: "error",
+        message: `The shared moment (${formatMicros(shortOf)}) was too far to reach at once: the run is shown at ${formatMicros(timeline.now)}. Press Play to go on to it.`,
+      });
+    }
   }
 
   /** The current branch up to the cursor, as text: a scenario file, an NDJSON trace, or the client history. */
@@ -192,15 +206,21 @@ export class SimHost {
     const until = tl.now;
     if (what === "trace") {
       const lines: string[] = [];
+      let bytes = 0;
       let cut = false;
       const scratch = buildSimulation(scenario, {
         onTrace: (e) => {
-          if (lines.length < MAX_TRACE_EXPORT_EVENTS) lines.push(toNdjson(e));
-          else cut = true;
+          if (cut) return;
+          const line = toNdjson(e);
+          bytes += line.length + 1;
+          if (bytes > MAX_TRACE_EXPORT_BYTES) cut = true;
+          else lines.push(line);
         },
       });
       applyActions(scratch, tl, until);
-      const note = cut ? `The trace was cut after ${MAX_TRACE_EXPORT_EVENTS} events; run the scenario with "npm run sim -- --trace" for all of it.` : null;
+      const note = cut
+        ? `The trace was cut after ${lines.length} events (${Math.round(MAX_TRACE_EXPORT_BYTES / 1e6)} MB); download the scenario and run it with "npm run sim -- --scenario FILE --trace trace.ndjson" for all of it.`
+        : null;
       return { filename: `${stem}-trace.ndjson`, mime: "application/x-ndjson", text: lines.length ? `${lines.join("\n")}\n` : "", note };
     }
     const recorder = new HistoryRecorder();
@@ -285,10 +305,16 @@ export class SimHost {
   }
 }
 
-/** The longest run (virtual time) the browser opens from a file or link: opening explores all of it. */
+/** The furthest moment of a file or link the browser opens at (virtual time). */
 export const MAX_OPEN_US = 60 * 60_000_000;
+/** Opening a file or link explores it in slices of this much virtual time... */
+const OPEN_SLICE_US = 1_000_000;
+/** ...for at most this long (real ms), reaching the shared moment first... */
+const OPEN_BUDGET_MS = 8000;
+/** ...and going on past it only while opening has taken less than this. */
+const OPEN_ON_MS = 1500;
 
-/** Memory the time-travel snapshots of one branch may hold (estimated); beyond it they are thinned. */
+/** Memory the time-travel snapshots of a run (every branch) may hold, estimated; beyond it they are thinned. */
 export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /**

@@ -73,7 +73,7 @@ export type ToWorker =
   | { readonly type: "seek"; readonly t: number }
   /** Pauses, then goes back exactly one simulator event. */
   | { readonly type: "stepBack" }
-  /** Makes another branch current, at the point where it was left. Pauses. */
+  /** Makes another branch current, at its end (the furthest point it was explored to). Pauses. */
   | { readonly type: "switchBranch"; readonly branch: number }
   /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
   | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
@@ -425,7 +425,7 @@ export type FromWorker =
       readonly filename: string;
       readonly mime: string;
       readonly text: string;
-      /** Set when the export was cut short (e.g. a trace longer than MAX_TRACE_EXPORT_EVENTS): says what was left out. */
+      /** Set when the export was cut short (e.g. a trace longer than MAX_TRACE_EXPORT_BYTES): says what was left out. */
       readonly note: string | null;
     };
 
@@ -454,5 +454,5 @@ export const MAX_MARKERS = 2000;
 /** Space-time diagram: finished messages and state changes the worker and the page keep (the newest). */
 export const DIAGRAM_MESSAGE_LIMIT = 6000;
 export const DIAGRAM_MARK_LIMIT = 2000;
-/** A trace export stops after this many events (and says so). */
-export const MAX_TRACE_EXPORT_EVENTS = 2_000_000;
+/** A trace export stops before this many bytes of NDJSON (and says so). */
+export const MAX_TRACE_EXPORT_BYTES = 50_000_000;

@@ -78,6 +78,25 @@ describe("timeline", () => {
     expect(tl.sim.traceHash).toBe(reference(6, [], 3_210_987).traceHash);
   });
 
+  it("the memory budget holds for the whole run: other branches give up snapshots first", () => {
+    const tl = new Timeline(new Simulation(config(6)), [], {
+      snapshotEveryUs: 100_000,
+      maxSnapshots: 100,
+      maxSnapshotBytes: 30_000,
+      snapshotBytes: () => 1_000,
+    });
+    tl.advanceTo(4_000_000);
+    tl.seek(1_000_000);
+    tl.act({ type: "heal" });
+    tl.advanceTo(8_000_000);
+    expect(tl.snapshotBytesHeld).toBeLessThanOrEqual(30_000);
+    const [main, branch] = tl.branches();
+    // The branch being played keeps more of its snapshots than the one left behind.
+    expect(branch?.snapshots).toBeGreaterThan(main?.snapshots ?? 0);
+    tl.switchTo(0);
+    expect(tl.sim.traceHash).toBe(reference(6, [], 4_000_000).traceHash);
+  });
+
   it("step back undoes exactly one event; stepping forward again gives the same state", () => {
     const tl = new Timeline(new Simulation(config(9)), [], { snapshotEveryUs: 250_000 });
     tl.advanceTo(1_234_567);

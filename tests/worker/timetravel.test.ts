@@ -164,12 +164,12 @@ describe("time travel in the host", () => {
   });
 
   it("a run too long to open, or with clashing settings, is refused with a message; the current run stays, or the first one falls back", () => {
-    const long = parseScenarioText(JSON.stringify({ seed: 3, duration: "2h", holders: { count: 2 } }));
+    const long = parseScenarioText(JSON.stringify({ seed: 3, duration: "2h", holders: { count: 2 }, ui: { at: "90m" } }));
     const clash = parseScenarioText(JSON.stringify({ cluster: { heartbeatIntervalMs: 500, electionTimeoutMinMs: 150, electionTimeoutMaxMs: 300 } }));
     if (!long.ok || !clash.ok) throw new Error("fixtures must parse");
     const h = harness();
     h.host.handle({ type: "start", settings: settings({ seed: 17 }), scenario: long.scenario });
-    expect(h.errors().at(-1)).toMatch(/cannot open this run: it is 7200s long/);
+    expect(h.errors().at(-1)).toMatch(/cannot open this run at 5400s/);
     // Nothing ran before: the page's own settings started instead.
     expect(h.last().seed).toBe(17);
     const runId = h.last().runId;
@@ -178,6 +178,36 @@ describe("time travel in the host", () => {
     h.host.handle({ type: "step" });
     expect(h.last().runId).toBe(runId);
     expect(h.last().seed).toBe(17);
+  });
+
+  it("opening a file or link takes bounded time: it stops short of a moment too far, says so, and Play goes on", () => {
+    const parsed = parseScenarioText(JSON.stringify({ seed: 3, duration: "60s", holders: { count: 2 }, ui: { at: "30s" } }));
+    if (!parsed.ok) throw new Error("fixture must parse");
+    const posts: FromWorker[] = [];
+    let real = 0;
+    // Every reading of the clock costs 700 ms: the 8 s opening budget runs out after a dozen simulated seconds.
+    const host = new SimHost({ post: (m) => posts.push(m), nowMs: () => (real += 700), setTimer: () => null, clearTimer: () => {} });
+    host.handle({ type: "start", settings: settings(), scenario: parsed.scenario });
+    const view = posts.flatMap((p) => (p.type === "view" ? [p.view] : [])).at(-1) as SimView;
+    expect(view.now).toBeLessThan(30_000_000);
+    expect(view.now).toBeGreaterThan(0);
+    expect(view.timeline.end).toBe(view.now);
+    const error = posts.find((p) => p.type === "error");
+    expect(error?.type === "error" && error.message).toMatch(/The shared moment \(30s\) was too far to reach at once/);
+  });
+
+  it("an exported run with a nemesis keeps the nemesis's quiet time when it grows longer than the file", () => {
+    const parsed = parseScenarioText(JSON.stringify({ seed: 5, duration: "4s", nemesis: { faults: ["crash", "partition"] } }));
+    if (!parsed.ok) throw new Error("fixture must parse");
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ autoplay: false }), scenario: parsed.scenario });
+    h.play(8000);
+    const browser = h.last();
+    expect(browser.now).toBeGreaterThan(4_000_000);
+    const again = parseScenarioText(h.exported("scenario").text);
+    if (!again.ok) throw new Error(again.errors.join("; "));
+    expect(again.scenario.nemesis?.quietAfter).toBe(3_000_000);
+    expect(runScenario(again.scenario).traceHash).toBe(browser.traceHash);
   });
 
   it("exports the trace as NDJSON and the client history, replayed up to the cursor", () => {

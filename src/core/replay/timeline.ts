@@ -81,8 +81,8 @@ export interface TimelineOptions {
   /** Branches kept; beyond it the oldest one that is neither current nor the first is forgotten. */
   readonly maxBranches?: number;
   /**
-   * A memory budget per branch: snapshots are thinned (and taken half as often) while their
-   * estimated size is above it. A snapshot grows with the Raft logs, so a long run keeps
+   * A memory budget for the whole run (every branch): snapshots are thinned (and taken
+   * half as often) while their estimated size is above it. A snapshot grows with the Raft logs, so a long run keeps
    * fewer, further apart: seeks replay longer, memory stays bounded.
    */
   readonly maxSnapshotBytes?: number;
@@ -382,21 +382,30 @@ export class Timeline {
     return { sim: this.sim.snapshot(), bytes: this.snapshotBytes(this.sim), actionIndex: this.ai, companion: this.companion?.save() };
   }
 
-  /** Estimated bytes held by the current branch's snapshots. */
+  /** Estimated bytes held by the snapshots of every branch (each snapshot counted once, though branches share some). */
   get snapshotBytesHeld(): number {
+    const seen = new Set<Snap>();
     let n = 0;
-    for (const s of this.cur.snaps) n += s.bytes;
+    for (const b of this.branchList) {
+      for (const s of b.snaps) {
+        if (seen.has(s)) continue;
+        seen.add(s);
+        n += s.bytes;
+      }
+    }
     return n;
   }
 
   private addSnap(): void {
     const b = this.cur;
     b.snaps.push(this.takeSnap());
-    while (b.snaps.length > 3 && (b.snaps.length > this.maxSnapshots || this.snapshotBytesHeld > this.maxSnapshotBytes)) {
-      // Keep the first, the last and every other one between; snapshots come half as often from now on.
-      const last = b.snaps.length - 1;
-      b.snaps = b.snaps.filter((_, i) => i % 2 === 0 || i === last);
-      b.snapEveryUs *= 2;
+    if (b.snaps.length > this.maxSnapshots) thin(b);
+    // The memory budget is for the whole run: other branches give up snapshots first (the one with most), then this one.
+    while (this.snapshotBytesHeld > this.maxSnapshotBytes) {
+      const others = this.branchList.filter((x) => x !== b && x.snaps.length > 3).sort((x, y) => y.snaps.length - x.snaps.length);
+      const victim = others[0] ?? (b.snaps.length > 3 ? b : null);
+      if (victim === null) return;
+      thin(victim);
     }
   }
 
@@ -428,6 +437,13 @@ export class Timeline {
     }
     b.markers.push(m);
   }
+}
+
+/** Keeps the first, the last and every other snapshot between; the branch takes them half as often from then on. */
+function thin(b: Branch): void {
+  const last = b.snaps.length - 1;
+  b.snaps = b.snaps.filter((_, i) => i % 2 === 0 || i === last);
+  b.snapEveryUs *= 2;
 }
 
 function commonPrefix(a: readonly TimedAction[], b: readonly TimedAction[]): number {

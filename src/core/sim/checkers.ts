@@ -325,7 +325,7 @@ export class Checkers {
         this.host.report({
           invariant: "log-matching",
           nodes: [prior[2], node],
-          detail: `${node} and ${prior[1]} both hold an entry at index ${i} of term ${e.term}, but their logs differ up to it`,
+          detail: `${node} and ${prior[2]} both hold an entry at index ${i} of term ${e.term}, but their logs differ up to it`,
         });
       }
     }
