@@ -60,4 +60,10 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   await page.getByRole("button", { name: "Copy share link" }).click();
   await expect(page.getByRole("textbox", { name: "Share link", exact: true })).toHaveValue(/#run=1\./);
   expect(await audit(page)).toEqual([]);
+  // Tab stays inside the modal dialog, both ways round.
+  await page.getByRole("button", { name: "Copy share link" }).focus();
+  await page.keyboard.press("Shift+Tab");
+  expect(await page.evaluate(() => document.activeElement?.closest("[role=dialog]") !== null)).toBe(true);
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Copy share link");
 });

@@ -29,6 +29,7 @@ import {
 } from "./store";
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
+import { trapTab } from "./focusTrap";
 
 export function App({ params }: { params: ParsedParams }) {
   useEffect(() => connectSimulation(params.settings, params.problems), [params]);
@@ -252,7 +253,7 @@ function HelpOverlay() {
   if (!open) return null;
   return (
     <div className="overlay" role="presentation">
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title">
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title" onKeyDown={trapTab}>
         <h2 id="help-title">Keyboard shortcuts</h2>
         <table className="shortcuts">
           <tbody>

@@ -6,6 +6,7 @@ import { configFor } from "../worker/settings";
 import { DEFAULT_TIMING } from "./params";
 import { useLab } from "./store";
 import { startRun, useUi } from "./ui";
+import { trapTab } from "./focusTrap";
 
 type Draft = Record<keyof TimingSettings | "seed" | "nodes" | "holders" | "clients", string>;
 
@@ -109,7 +110,7 @@ export function SettingsDialog() {
   const { settings, problems } = settingsFromDraft(draft, current);
   return (
     <div className="overlay" role="presentation">
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="settings-title">
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="settings-title" onKeyDown={trapTab}>
         <h2 id="settings-title">Settings</h2>
         <p className="small-print">A run is fully determined by these settings and the seed: the same values give the same run, every time.</p>
         <div className="form-grid">

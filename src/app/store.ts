@@ -50,7 +50,7 @@ export interface LabState {
   /** The message highlighted in both the ring and the space-time diagram (hover or click). */
   readonly focusMessage: number | null;
   readonly setFocusMessage: (id: number | null) => void;
-  /** Asks the worker for an export; resolves with its text (rejects if the worker reports an error first). */
+  /** Asks the worker for an export; resolves with its text, or rejects with the worker's reason. */
   readonly requestExport: (what: ExportKind) => Promise<ExportResult>;
   readonly selected: Selection;
   /** The worker's full description of the selected thing, when asked for. */
@@ -173,15 +173,13 @@ export const useLab = create<LabState>()((set, get) => ({
         return;
       }
       case "error":
-        // An export that failed is answered by an error: nothing else will answer it.
-        for (const w of exportWaiters.values()) w.reject(new Error(msg.message));
-        exportWaiters.clear();
         set({ error: msg.message });
         return;
       case "export": {
         const w = exportWaiters.get(msg.requestId);
         exportWaiters.delete(msg.requestId);
-        w?.resolve({ filename: msg.filename, mime: msg.mime, text: msg.text, note: msg.note });
+        if (msg.error !== undefined) w?.reject(new Error(msg.error));
+        else w?.resolve({ filename: msg.filename, mime: msg.mime, text: msg.text, note: msg.note });
         return;
       }
       case "inspection":

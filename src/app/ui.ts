@@ -55,8 +55,6 @@ export const useUi = create<UiState>()((set, get) => ({
     set({ zoom });
     applyZoom(zoom);
   },
-  reset: () => {
-    const s = useLab.getState().settings;
-    if (s !== null) startRun({ ...s, speed: useLab.getState().view?.speed ?? s.speed, autoplay: true });
-  },
+  // The same run from the start (a file's or a link's own actions included), at the current speed.
+  reset: () => useLab.getState().send({ type: "restart" }),
 }));

@@ -84,6 +84,13 @@ export class SimHost {
         }
         return;
       }
+      case "restart": {
+        if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
+        const settings = { ...this.settings, speed: this.speed, autoplay: true };
+        if (this.imported) this.start(settings, { ...this.scenario, ui: undefined }, 0);
+        else this.start(settings, undefined, undefined);
+        return;
+      }
       case "play":
         this.play();
         return;
@@ -138,7 +145,13 @@ export class SimHost {
         return;
       }
       case "export":
-        this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, ...this.exportText(msg.what) });
+        try {
+          this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, ...this.exportText(msg.what) });
+        } catch (e) {
+          // Answered, so the page's request ends; the failure belongs to it, not to the run.
+          const error = e instanceof Error ? e.message : String(e);
+          this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, filename: "", mime: "text/plain", text: "", note: null, error });
+        }
         return;
     }
   }

@@ -59,6 +59,8 @@ export type ToWorker =
    * (µs) moves the cursor there once the run is built.
    */
   | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario; readonly seekTo?: number }
+  /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
+  | { readonly type: "restart" }
   | { readonly type: "play" }
   | { readonly type: "pause" }
   /** Pauses, then processes exactly one event. */
@@ -427,6 +429,8 @@ export type FromWorker =
       readonly text: string;
       /** Set when the export was cut short (e.g. a trace longer than MAX_TRACE_EXPORT_BYTES): says what was left out. */
       readonly note: string | null;
+      /** Set when the export failed (then text is empty): why. */
+      readonly error?: string;
     };
 
 /** How long (virtual µs) a dropped message stays drawn: one real second at `speed`. The worker and the ring agree on it. */

@@ -372,6 +372,21 @@ describe("seek coalescing", () => {
     cur.observe({ runId: 2, epoch: 1, now: 0 });
     expect(cur.getOverride()).toBeNull();
   });
+
+  it("the same key twice, with the run moved in between, seeks twice (End, step back, End)", () => {
+    const frames = new FakeFrames();
+    const send = vi.fn();
+    const cur = new TimeCursor(send, frames);
+    cur.observe({ runId: 1, epoch: 1, now: 10 * S });
+    cur.update(20 * S);
+    frames.tick();
+    cur.observe({ runId: 1, epoch: 2, now: 20 * S });
+    // A step back happens (not through the cursor), then End again.
+    cur.observe({ runId: 1, epoch: 3, now: 19.9 * S });
+    cur.update(20 * S);
+    frames.tick();
+    expect(seeks(send)).toEqual([20 * S, 20 * S]);
+  });
 });
 
 // ---- the panel ----
@@ -437,7 +452,7 @@ describe("time travel panel", () => {
       /<button[^>]*title="Go to n3 leads term 2 at 1.000 s \(\[\)"[^>]*><span aria-hidden="true">◀<\/span>Previous marker<\/button>/,
     );
     expect(html).toMatch(/title="Go to write by h1 \(token 7\) rejected at 6.000 s \(\]\)"[^>]*>Next marker/);
-    expect(html).toContain('<option value="2">6.000 s ⊘ write by h1 (token 7) rejected</option>');
+    expect(html).toContain('<option value="30">6.000 s ⊘ write by h1 (token 7) rejected</option>');
     expect(html).toContain("You changed the past:</strong> a new branch, “branch 2”, started at 2.4 s with “crash n2”.");
     // At the first marker there is nothing before it.
     expect(render(BRANCHED, 1 * S)).toMatch(/<button type="button" disabled=""[^>]*><span aria-hidden="true">◀<\/span>Previous marker/);

@@ -210,6 +210,35 @@ describe("time travel in the host", () => {
     expect(runScenario(again.scenario).traceHash).toBe(browser.traceHash);
   });
 
+  it("restart begins the run again: a run made here without its clicks, an opened file with its own actions", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings({ seed: 2 }) });
+    h.play(1000);
+    h.host.handle({ type: "act", action: { type: "crash", proc: "n1" } });
+    const runId = h.last().runId;
+    h.host.handle({ type: "restart" });
+    expect(h.last().runId).toBe(runId + 1);
+    expect(h.last().timeline.actions).toHaveLength(0);
+    expect(h.last().seed).toBe(2);
+    const file = parseScenarioText(JSON.stringify({ seed: 4, duration: "3s", actions: [{ at: "1s", do: "crash", node: "n2" }] }));
+    if (!file.ok) throw new Error("fixture must parse");
+    h.host.handle({ type: "start", settings: settings(), scenario: file.scenario });
+    h.host.handle({ type: "act", action: { type: "heal" } });
+    h.host.handle({ type: "restart" });
+    h.host.handle({ type: "pause" });
+    expect(h.last().seed).toBe(4);
+    expect(h.last().now).toBe(0);
+    expect(h.last().timeline.actions.map((a) => a.text)).toEqual(["crash n2"]);
+    expect(h.last().timeline.branches).toHaveLength(1);
+  });
+
+  it("a failed export answers its own request with the reason", () => {
+    const h = harness();
+    h.host.handle({ type: "export", what: "scenario", requestId: 5 });
+    const m = h.posts.at(-1);
+    expect(m).toMatchObject({ type: "export", requestId: 5, text: "", error: "no simulation is running yet" });
+  });
+
   it("exports the trace as NDJSON and the client history, replayed up to the cursor", () => {
     const h = harness();
     h.host.handle({ type: "start", settings: settings({ seed: 6 }) });

@@ -8,6 +8,7 @@
 import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { DEFAULT_SPEED, type ExportKind } from "../../worker/protocol";
 import { settingsFromScenario } from "../../worker/settings";
+import { trapTab } from "../focusTrap";
 import { formatTime } from "../format";
 import { toSearch } from "../params";
 import { startMessage } from "../simLink";
@@ -15,7 +16,7 @@ import { useLab } from "../store";
 import { downloadBlob, downloadText, safeFilename } from "./download";
 import { type DecodeResult, encodeRunHash, MAX_SCENARIO_BYTES, parseShareInput, shareLink } from "./link";
 import { PICTURE_SELECTOR, PICTURE_WORDS, type PictureFormat, type PictureKind, pictureFilename, svgFileText, svgToPng } from "./pictures";
-import { exportWithTimeout, noteLinkStart } from "./urlSync";
+import { exportWithTimeout, forgetLinkStart, noteLinkStart } from "./urlSync";
 
 /** Accessible names of the controls (the end-to-end tests use these). */
 export const SHARE_NAMES = {
@@ -135,6 +136,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   const onKeyDown = (e: ReactKeyboardEvent): void => {
     // The page's shortcuts (K kills a node, ...) are not for keys typed in here.
     e.stopPropagation();
+    trapTab(e);
     if (e.key === "Escape") {
       e.preventDefault();
       if (confirm !== null) setConfirm(null);
@@ -209,6 +211,8 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     if (await started) {
       useLab.setState({ settings });
       window.history.replaceState(window.history.state, "", `${window.location.pathname}${toSearch(settings)}${hash}`);
+    } else {
+      forgetLinkStart();
     }
   };
 

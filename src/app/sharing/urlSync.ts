@@ -25,6 +25,11 @@ export function noteLinkStart(): void {
   linkStartPending = true;
 }
 
+/** The run asked for by noteLinkStart was refused by the worker: the next new run is an ordinary one. */
+export function forgetLinkStart(): void {
+  linkStartPending = false;
+}
+
 /** Identity of an action list: the same actions at the same times give the same key. */
 export function actionsKey(branch: number, actions: readonly TimedActionView[]): string {
   return `${branch}:${actions.map((a) => `${a.at}/${a.text}`).join("|")}`;

@@ -319,21 +319,26 @@ function ForkMark({
 /** "Jump to…": every marker of the kinds shown, oldest first, for the keyboard. */
 export const JumpTo = memo(function JumpTo({ markers, seek }: { markers: readonly TimelineMarker[]; seek: (t: number) => void }) {
   const id = useId();
+  // The marker last jumped to stays selected (by its trace position, which new markers do not shift),
+  // so arrow keys on the closed list walk from it to the next one instead of back to the first.
+  const [chosen, setChosen] = useState("");
+  const value = markers.some((m) => String(m.n) === chosen) ? chosen : "";
   return (
     <span className="tt-jump">
       <label htmlFor={id}>Jump to</label>
       <select
         id={id}
-        value=""
+        value={value}
         disabled={markers.length === 0}
         onChange={(e) => {
-          const m = markers[Number(e.target.value)];
+          setChosen(e.target.value);
+          const m = markers.find((x) => String(x.n) === e.target.value);
           if (m !== undefined) seek(m.t);
         }}
       >
         <option value="">{markers.length === 0 ? "no markers yet" : `a marker (${markers.length})…`}</option>
-        {markers.map((m, i) => (
-          <option key={m.n} value={i}>
+        {markers.map((m) => (
+          <option key={m.n} value={m.n}>
             {formatTime(m.t)} {MARKER_STYLE[m.kind].glyph} {m.label}
           </option>
         ))}

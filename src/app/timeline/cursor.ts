@@ -131,6 +131,8 @@ export class TimeCursor {
 
   /** The slider moved (drag, key, assistive technology): shown at once, sent with the next frame. */
   update(t: number): void {
+    // Outside a drag each change is a gesture of its own: End, Step back, End again must seek twice.
+    if (!this.dragging) this.seeks.begin();
     this.setOverride(t);
     this.seeks.push(t);
   }
