@@ -19,7 +19,11 @@ import { configProblems } from "../../core/sim/config";
 export const LINK_VERSION = 1;
 /** The hash parameter that carries a run. */
 export const HASH_KEY = "run";
-/** A link's scenario may be at most this large once unpacked (bytes): a hostile link cannot hang the page. */
+/**
+ * A link's scenario may be at most this large once unpacked (bytes), so unpacking a hostile
+ * link stays cheap. (Running it is bounded by the worker: it opens a run in at most a few
+ * seconds, and the schema keeps the nemesis from acting more than once a millisecond.)
+ */
 export const MAX_SCENARIO_BYTES = 1_000_000;
 /** Longest payload looked at (characters); deflate never makes data much larger, so a valid link is always shorter. */
 export const MAX_PAYLOAD_CHARS = Math.ceil((MAX_SCENARIO_BYTES * 4) / 3) + 1024;
