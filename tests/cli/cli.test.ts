@@ -3,6 +3,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { SimHost } from "../../src/worker/host";
+import type { FromWorker } from "../../src/worker/protocol";
 
 const root = join(import.meta.dirname, "../..");
 const tsx = join(root, "node_modules/.bin/tsx");
@@ -24,6 +27,48 @@ describe("npm run sim", () => {
     // Same seed, same hash, across processes.
     const again = JSON.parse(sim("--seed", "2", "--duration", "2s", "--json").out);
     expect(again.runs[0].traceHash).toBe(doc.runs[1].traceHash);
+  });
+
+  it("a run made in the dashboard's worker, saved as a scenario file, runs in the CLI to the same trace hash", () => {
+    const posts: FromWorker[] = [];
+    let real = 0;
+    let tick: (() => void) | null = null;
+    const host = new SimHost({
+      post: (m) => posts.push(m),
+      nowMs: () => real,
+      setTimer: (fn) => {
+        tick = fn;
+        return fn;
+      },
+      clearTimer: () => {
+        tick = null;
+      },
+    });
+    const views = () => posts.flatMap((p) => (p.type === "view" ? [p.view] : []));
+    const play = (ms: number) => {
+      host.handle({ type: "play" });
+      for (let t = 0; t < ms; t += 40) {
+        real += 40;
+        const f = tick;
+        tick = null;
+        f?.();
+      }
+      host.handle({ type: "pause" });
+    };
+    host.handle({ type: "start", settings: { ...DEFAULT_SETTINGS, seed: 31, speed: 1, autoplay: false } });
+    play(1500);
+    host.handle({ type: "act", action: { type: "crash", proc: views().at(-1)?.leader as string } });
+    play(700);
+    host.handle({ type: "act", action: { type: "gc-pause", holder: "h2", durationUs: 2_500_000 } });
+    play(1800);
+    host.handle({ type: "export", what: "scenario", requestId: 1 });
+    const file = posts.at(-1);
+    if (file?.type !== "export") throw new Error("no scenario exported");
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    writeFileSync(join(dir, file.filename), file.text);
+    const r = sim("--scenario", join(dir, file.filename), "--json");
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out).runs[0].traceHash).toBe(views().at(-1)?.traceHash);
   });
 
   it("runs a scenario file and writes an NDJSON trace", () => {
