@@ -6,25 +6,11 @@
  */
 import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import type { Scenario } from "../core/scenario/schema";
-import { configFor, settingsFromScenario } from "../worker/settings";
+import { configFor, settingsFromScenario, timingOf } from "../worker/settings";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "../worker/protocol";
 import { decodeRunHash } from "./sharing/link";
 
-function defaultTiming(): TimingSettings {
-  const c = defaultConfig();
-  return {
-    electionTimeoutMinMs: c.raft.electionTimeoutMinMs,
-    electionTimeoutMaxMs: c.raft.electionTimeoutMaxMs,
-    heartbeatIntervalMs: c.raft.heartbeatIntervalMs,
-    latencyMinMs: c.network.latencyMinMs,
-    latencyMaxMs: c.network.latencyMaxMs,
-    leaseTtlMs: c.holders.ttlMs,
-    renewFraction: c.holders.renewFraction,
-    gracePeriodMs: c.holders.gracePeriodMs,
-  };
-}
-
-export const DEFAULT_TIMING: TimingSettings = defaultTiming();
+export const DEFAULT_TIMING: TimingSettings = timingOf(defaultConfig());
 
 export const DEFAULT_SETTINGS: RunSettings = {
   seed: 1,

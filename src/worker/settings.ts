@@ -8,7 +8,7 @@
 import { scenarioConfig } from "../core/scenario/runner";
 import { type Scenario, scenarioSchema } from "../core/scenario/schema";
 import type { SimConfig } from "../core/sim/config";
-import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings } from "./protocol";
+import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "./protocol";
 
 /** The scenario file text (input side) for run settings: everything the page can set, written out. */
 export function scenarioInputFromSettings(s: RunSettings): Record<string, unknown> {
@@ -46,16 +46,21 @@ export function settingsFromScenario(sc: Scenario, show: { speed: number; autopl
     holders: c.holders.count,
     speed: clampSpeed(sc.ui?.speed ?? show.speed),
     autoplay: show.autoplay,
-    timing: {
-      electionTimeoutMinMs: c.raft.electionTimeoutMinMs,
-      electionTimeoutMaxMs: c.raft.electionTimeoutMaxMs,
-      heartbeatIntervalMs: c.raft.heartbeatIntervalMs,
-      latencyMinMs: c.network.latencyMinMs,
-      latencyMaxMs: c.network.latencyMaxMs,
-      leaseTtlMs: c.holders.ttlMs,
-      renewFraction: c.holders.renewFraction,
-      gracePeriodMs: c.holders.gracePeriodMs,
-    },
+    timing: timingOf(c),
+  };
+}
+
+/** The timing knobs the page offers, as a configuration sets them. */
+export function timingOf(c: SimConfig): TimingSettings {
+  return {
+    electionTimeoutMinMs: c.raft.electionTimeoutMinMs,
+    electionTimeoutMaxMs: c.raft.electionTimeoutMaxMs,
+    heartbeatIntervalMs: c.raft.heartbeatIntervalMs,
+    latencyMinMs: c.network.latencyMinMs,
+    latencyMaxMs: c.network.latencyMaxMs,
+    leaseTtlMs: c.holders.ttlMs,
+    renewFraction: c.holders.renewFraction,
+    gracePeriodMs: c.holders.gracePeriodMs,
   };
 }
 
