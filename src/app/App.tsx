@@ -51,7 +51,7 @@ function Notices() {
   return (
     <div className="notice" role="alert">
       <div>
-        <strong>Some settings in the link were ignored.</strong>
+        <strong>Part of the link could not be used.</strong>
         <ul>
           {notices.map((n) => (
             <li key={n}>{n}</li>
