@@ -17,6 +17,14 @@ describe("scenario validation", () => {
     }
   });
 
+  it("refuses a nemesis that would act more than once a millisecond, naming the field; defaults still parse", () => {
+    expect(errorsOf({ nemesis: { intervalMin: "1us", intervalMax: "2ms" } })).toEqual([
+      'nemesis.intervalMin: the nemesis acts at most once a millisecond (at least "1ms")',
+    ]);
+    expect(errorsOf({ nemesis: { intervalMin: "1ms", intervalMax: "1ms" } })).toEqual([]);
+    expect(errorsOf({ nemesis: {} })).toEqual([]);
+  });
+
   it("parses durations in several units", () => {
     const r = parseScenario({
       duration: "1.5s",

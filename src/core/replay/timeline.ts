@@ -82,8 +82,8 @@ export interface TimelineOptions {
   readonly maxBranches?: number;
   /**
    * A memory budget for the whole run (every branch): snapshots are thinned (and taken
-   * half as often) while their estimated size is above it. A snapshot grows with the Raft logs, so a long run keeps
-   * fewer, further apart: seeks replay longer, memory stays bounded.
+   * half as often) while their estimated size is above it. A long run keeps fewer, further
+   * apart: seeks replay longer, memory stays bounded.
    */
   readonly maxSnapshotBytes?: number;
   /** Estimates the bytes a snapshot of `sim` holds (default: 0, no budget). */
@@ -91,10 +91,10 @@ export interface TimelineOptions {
   readonly companion?: Companion;
 }
 
-export const DEFAULT_SNAPSHOT_EVERY_US = 500_000;
-export const DEFAULT_MAX_SNAPSHOTS = 96;
-export const DEFAULT_MAX_MARKERS = 2000;
-export const DEFAULT_MAX_BRANCHES = 12;
+const DEFAULT_SNAPSHOT_EVERY_US = 500_000;
+const DEFAULT_MAX_SNAPSHOTS = 96;
+const DEFAULT_MAX_MARKERS = 2000;
+const DEFAULT_MAX_BRANCHES = 12;
 
 /**
  * Advances `sim` to `time`, performing the actions from `from` on that are due by then
@@ -137,8 +137,6 @@ export class Timeline {
   private readonly maxSnapshotBytes: number;
   private readonly snapshotBytes: (sim: Simulation) => number;
   private readonly companion: Companion | null;
-  /** False right after a branch switch, until the simulation is restored onto the new branch. */
-  private onBranch = true;
 
   constructor(sim: Simulation, actions: readonly TimedAction[] = [], opts: TimelineOptions = {}) {
     if (sim.eventsHandled !== 0 || sim.now !== 0) throw new Error("a timeline starts from a fresh simulation");
@@ -187,11 +185,6 @@ export class Timeline {
 
   get snapshotCount(): number {
     return this.cur.snaps.length;
-  }
-
-  /** The cursor is before the branch's end: acting here starts a new branch. */
-  get inPast(): boolean {
-    return this.hasFuture();
   }
 
   get canStepBack(): boolean {
@@ -246,37 +239,22 @@ export class Timeline {
    * simulator event, else that event. Returns the trace events it produced.
    */
   step(): TraceEvent[] {
-    const before = this.sim.eventsHandled;
     const events: TraceEvent[] = [];
     const off = this.sim.onTrace((e) => events.push(e));
     try {
-      while (this.sim.eventsHandled === before && !this.sim.halted) {
-        const a = this.cur.actions[this.ai];
-        const next = this.sim.nextEventTime();
-        if (a !== undefined && (next === null || a.at < next)) {
-          if (a.at > this.sim.now) this.sim.advanceTo(a.at);
-          this.sim.perform(a.action);
-          this.ai++;
-        } else if (next === null) {
-          break;
-        } else {
-          this.sim.step(a?.at ?? Number.POSITIVE_INFINITY);
-        }
-      }
+      this.handleOne();
     } finally {
       off();
     }
-    this.noteProgress();
     return events;
   }
 
   /** Moves the cursor to `time` (clamped to 0..end) on the current branch. */
   seek(time: number): void {
     const t = Math.max(0, Math.min(Math.round(time), this.cur.end));
-    const s = this.sim;
-    // Forward within reach: play on instead of restoring.
     const snap = this.snapAtOrBefore((x) => x.sim.now <= t);
-    if (!(s.now <= t && s.now >= snap.sim.now && this.onBranch)) this.restore(snap);
+    // Forward within reach of the nearest snapshot: play on instead of restoring.
+    if (this.sim.now > t || this.sim.now < snap.sim.now) this.restore(snap);
     this.advanceTo(t);
   }
 
@@ -285,11 +263,7 @@ export class Timeline {
     const target = this.sim.eventsHandled - 1;
     if (target < 0) return false;
     this.restore(this.snapAtOrBefore((x) => x.sim.handled <= target));
-    while (this.sim.eventsHandled < target) {
-      const h = this.sim.eventsHandled;
-      this.step();
-      if (this.sim.eventsHandled === h) break;
-    }
+    while (this.sim.eventsHandled < target && this.handleOne()) {}
     return true;
   }
 
@@ -298,9 +272,9 @@ export class Timeline {
     if (this.hasFuture()) this.fork();
     const s = this.sim;
     s.advanceTo(s.now); // events due at this very moment come first, as in a replay
-    const at = s.now;
     const failure = s.perform(action);
-    this.cur.actions.splice(this.ai, 0, { at, action });
+    // Here the branch has no recorded future: the action is its last.
+    this.cur.actions.push({ at: s.now, action });
     this.ai++;
     this.noteProgress();
     return failure;
@@ -312,11 +286,37 @@ export class Timeline {
     if (b === undefined) throw new Error(`there is no branch ${id}`);
     if (b === this.cur) return;
     this.cur = b;
-    this.onBranch = false;
-    this.seek(b.end);
+    // The simulation is on the other branch: always start from one of this one's snapshots.
+    this.restore(this.snapAtOrBefore((x) => x.sim.now <= b.end));
+    this.advanceTo(b.end);
   }
 
   // ---- inside --------------------------------------------------------------------
+
+  /**
+   * Handles one event: the branch's next recorded action if it is due before the next
+   * simulator event, else that event. Returns false when nothing was left to handle.
+   */
+  private handleOne(): boolean {
+    const s = this.sim;
+    const before = s.eventsHandled;
+    while (s.eventsHandled === before && !s.halted) {
+      const a = this.cur.actions[this.ai];
+      const next = s.nextEventTime();
+      if (a !== undefined && (next === null || a.at < next)) {
+        if (a.at > s.now) s.advanceTo(a.at);
+        s.perform(a.action);
+        this.ai++;
+      } else if (next === null) {
+        break;
+      } else {
+        // Only events due by the next action's time (popping cancelled timers handles nothing).
+        s.step(a?.at ?? Number.POSITIVE_INFINITY);
+      }
+    }
+    this.noteProgress();
+    return s.eventsHandled !== before;
+  }
 
   private hasFuture(): boolean {
     const b = this.cur;
@@ -422,7 +422,6 @@ export class Timeline {
     this.sim.restore(snap.sim);
     this.ai = snap.actionIndex;
     this.companion?.load(snap.companion);
-    this.onBranch = true;
   }
 
   private observe(e: TraceEvent): void {

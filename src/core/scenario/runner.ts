@@ -1,5 +1,5 @@
 /**
- * Runs a scenario: builds the simulation from its settings, queues its actions,
+ * Runs a scenario: builds the simulation from its settings, performs its actions and
  * checks its expectations at their times. The CLI, the tests and the UI share it.
  */
 import { applyActionsTo } from "../replay/timeline";
@@ -131,12 +131,11 @@ export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation 
   return new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs), opts.onTrace);
 }
 
-/** The scenario's actions as simulator actions, in time order (stable for equal times). */
+/** The scenario's actions as simulator actions, in time order (file order for equal times: the sort is stable). */
 export function scenarioActions(s: Scenario): TimedAction[] {
   return s.actions
-    .map((a, i) => ({ a, i }))
-    .sort((x, y) => x.a.at - y.a.at || x.i - y.i)
-    .map(({ a }) => ({ at: a.at, action: toSimAction(a) }));
+    .map((a) => ({ at: a.at, action: toSimAction(a) }))
+    .sort((x, y) => x.at - y.at);
 }
 
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {

@@ -38,7 +38,8 @@ const ms = z.number().min(0).max(600_000);
 const at = { at: duration };
 
 /** The nemesis may not act more often than this (µs): a storm of faults every microsecond only burns time. */
-export const MIN_NEMESIS_INTERVAL_US = 1000;
+const MIN_NEMESIS_INTERVAL_US = 1000;
+const nemesisInterval = duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, 'the nemesis acts at most once a millisecond (at least "1ms")'));
 
 const action = z.discriminatedUnion("do", [
   z.strictObject({ ...at, do: z.literal("crash"), node: procRef }),
@@ -224,8 +225,8 @@ export const scenarioSchema = z.strictObject({
         .array(z.enum(ALL_FAULTS as [string, ...string[]]))
         .min(1)
         .default([...ALL_FAULTS]),
-      intervalMin: duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, "the nemesis acts at most once a millisecond (at least \"1ms\")")).default(200_000),
-      intervalMax: duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, "the nemesis acts at most once a millisecond (at least \"1ms\")")).default(1_000_000),
+      intervalMin: nemesisInterval.default(200_000),
+      intervalMax: nemesisInterval.default(1_000_000),
       quietAfter: duration.optional(),
       includeClients: z.boolean().default(false),
     })

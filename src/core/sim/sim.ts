@@ -471,7 +471,7 @@ export class Simulation implements CheckerHost {
       eventCount: this.eventCount,
       handled: this.handled,
       queue: this.queue.snapshot(),
-      procs: [...this.procs.values()].map((p) => ({ ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() })),
+      procs: [...this.procs.values()].map(freezeProc),
       net: cloneNet(this.net),
       netRng: this.netRng.snapshot(),
       refRng: this.refRng.snapshot(),
@@ -972,6 +972,11 @@ export class Simulation implements CheckerHost {
 
 function cloneProc(p: Proc): Proc {
   return { ...p, logic: p.logic.clone(), inbox: p.inbox.slice() };
+}
+
+/** The copy a snapshot keeps (restore() clones it again). */
+function freezeProc(p: Proc): Proc {
+  return { ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() };
 }
 
 function cloneNet(n: NetState): NetState {
