@@ -138,14 +138,17 @@ export class RaftNode {
     return node;
   }
 
-  /** A deep copy of the volatile and persistent state (entries are shared: they are immutable). */
-  snapshotState(): RaftState {
+  /**
+   * A deep copy of the volatile and persistent state (entries are shared: they are
+   * immutable). Without `copyLog` the copy's log is empty (the caller keeps it another way).
+   */
+  snapshotState(copyLog = true): RaftState {
     const s = this.st;
     const progress: Record<NodeId, Progress> = {};
     for (const k in s.progress) progress[k] = { ...(s.progress[k] as Progress) };
     return {
       ...s,
-      log: s.log.slice(),
+      log: copyLog ? s.log.slice() : [],
       votes: { ...s.votes },
       progress,
       reads: s.reads.map((r) => ({ ...r, acks: r.acks.slice() })),

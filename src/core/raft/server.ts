@@ -10,9 +10,10 @@ import type { LeaseEffect } from "../lease/table";
 import { LeaseTracker, type TrackerEvent } from "../lease/tracker";
 import type { LeaseQuery, LeaseRefresh, LeaseServerSettings } from "../lease/types";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
+import { chunksOf, unchunk } from "../sim/cow";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
-import { RaftNode, type RaftState } from "./node";
+import { RaftNode } from "./node";
 import type { Entry, HardState, KvQuery, NodeId, RaftConfig, RaftMessage } from "./types";
 
 /** What survives a crash. */
@@ -92,9 +93,8 @@ export class RaftServer implements ProcessLogic {
   /** A deep copy, with its own copy of the node's random stream. (A frozen copy becomes a running one again.) */
   clone(): RaftServer {
     const fz = this.frozen;
-    const out = this.copy(fz === null ? this.disk.log.slice() : unchunk(fz.disk), (state) =>
-      fz === null ? state : { ...state, log: fz.node === null ? [] : unchunk(fz.node) },
-    );
+    const out =
+      fz === null ? this.copy(this.disk.log.slice(), "copy") : this.copy(unchunk(fz.disk), fz.node === null ? [] : unchunk(fz.node));
     // Its next frozen copy shares chunks with the one it came from.
     out.chunks = fz === null ? this.chunks : fz.disk;
     return out;
@@ -102,15 +102,17 @@ export class RaftServer implements ProcessLogic {
 
   /**
    * A copy to keep in a snapshot: the logs (which only grow, and are the bulk of a
-   * server) are kept in chunks of LOG_CHUNK entries, and a chunk whose entries are the
-   * same objects as in this server's previous frozen copy is that very chunk. Snapshots
+   * server) are kept in chunks (chunksOf), and a chunk whose entries are the same objects
+   * as in this server's previous frozen copy is that very chunk. Snapshots
    * of a long run then share their logs instead of each holding two copies of them.
    * Only clone() may be called on it.
    */
   freeze(): RaftServer {
-    const disk = this.shareChunks(this.disk.log);
-    const node = this.v === null ? null : this.shareChunks(this.v.node.log);
-    const out = this.copy([], (state) => ({ ...state, log: [] }));
+    const disk = chunksOf(this.disk.log, this.chunks);
+    // The node's log holds the same entries as the disk's: its chunks are the disk's.
+    const node = this.v === null ? null : chunksOf(this.v.node.log, disk);
+    this.chunks = disk;
+    const out = this.copy([], []);
     out.frozen = { disk, node };
     return out;
   }
@@ -120,19 +122,8 @@ export class RaftServer implements ProcessLogic {
   /** The chunks of the last frozen copy in this server's line, to share with the next one. */
   private chunks: readonly (readonly Entry[])[] = [];
 
-  private shareChunks(log: readonly Entry[]): readonly (readonly Entry[])[] {
-    const prev = this.chunks;
-    const out: (readonly Entry[])[] = [];
-    for (let from = 0, c = 0; from < log.length; from += LOG_CHUNK, c++) {
-      const to = Math.min(log.length, from + LOG_CHUNK);
-      const old = prev[c];
-      out.push(old !== undefined && sameEntries(old, log, from, to) ? old : log.slice(from, to));
-    }
-    this.chunks = out;
-    return out;
-  }
-
-  private copy(diskLog: Entry[], nodeState: (s: RaftState) => RaftState): RaftServer {
+  /** A copy with the given disk log, and the given node log (or a copy of the node's own). */
+  private copy(diskLog: Entry[], nodeLog: Entry[] | "copy"): RaftServer {
     const rng = Rng.restore(this.rng.snapshot());
     const disk: Disk = { hard: this.disk.hard, log: diskLog };
     const v = this.v;
@@ -140,7 +131,7 @@ export class RaftServer implements ProcessLogic {
     const reads = new Map<number, PendingRead>();
     for (const [k, r] of v.reads) reads.set(k, { ...r });
     return new RaftServer(this.config, rng, disk, {
-      node: RaftNode.fromState(this.cfg, rng, nodeState(v.node.snapshotState())),
+      node: RaftNode.fromState(this.cfg, rng, nodeLog === "copy" ? v.node.snapshotState() : { ...v.node.snapshotState(false), log: nodeLog }),
       sm: v.sm.clone(),
       tracker: v.tracker?.clone() ?? null,
       lastApplied: v.lastApplied,
@@ -357,20 +348,4 @@ export class RaftServer implements ProcessLogic {
     v.tracker.onApplied(ctx.now, effect, events);
     this.emitTracker(ctx, events);
   }
-}
-
-/** Entries per chunk of a frozen log. */
-const LOG_CHUNK = 1024;
-
-/** The chunk holds exactly log[from..to) (entries are immutable, so the same objects mean the same entries). */
-function sameEntries(chunk: readonly Entry[], log: readonly Entry[], from: number, to: number): boolean {
-  if (chunk.length !== to - from) return false;
-  for (let i = 0; i < chunk.length; i++) if (chunk[i] !== log[from + i]) return false;
-  return true;
-}
-
-function unchunk(chunks: readonly (readonly Entry[])[]): Entry[] {
-  const out: Entry[] = [];
-  for (const c of chunks) for (const e of c) out.push(e);
-  return out;
 }

@@ -1,8 +1,9 @@
 /**
- * A growable array whose copies share memory: it is stored in chunks, and a copy shares
- * every chunk until one side writes to it (copy on write). Snapshots of the checkers'
- * per-index history (which grows with the log) then cost a few pointers per chunk
- * instead of a copy of everything.
+ * Chunked arrays whose copies share memory, for state that grows with the Raft log and is
+ * copied into every snapshot. CowArray: a growable array whose copies share every chunk
+ * until one side writes to it (copy on write); the checkers' per-index history. chunksOf:
+ * a plain array's frozen copy that shares unchanged chunks with the previous one; the
+ * Raft logs in snapshots.
  */
 const SHIFT = 10;
 const CHUNK = 1 << SHIFT;
@@ -84,4 +85,32 @@ export class CowArray<T> {
     }
     return this.chunks[c] as T[];
   }
+}
+
+/**
+ * A growing array kept as chunks of CHUNK items, sharing every chunk that holds the same
+ * items (the same objects) as `prev`, an earlier result of this function for the same
+ * array. For lists that only grow, a series of copies then costs one copy plus the tails.
+ */
+export function chunksOf<T>(items: readonly T[], prev: readonly (readonly T[])[]): readonly (readonly T[])[] {
+  const out: (readonly T[])[] = [];
+  for (let from = 0, c = 0; from < items.length; from += CHUNK, c++) {
+    const to = Math.min(items.length, from + CHUNK);
+    const old = prev[c];
+    out.push(old !== undefined && sameItems(old, items, from, to) ? old : items.slice(from, to));
+  }
+  return out;
+}
+
+/** The items of chunksOf's result, as one array. */
+export function unchunk<T>(chunks: readonly (readonly T[])[]): T[] {
+  const out: T[] = [];
+  for (const c of chunks) for (const x of c) out.push(x);
+  return out;
+}
+
+function sameItems<T>(chunk: readonly T[], items: readonly T[], from: number, to: number): boolean {
+  if (chunk.length !== to - from) return false;
+  for (let i = 0; i < chunk.length; i++) if (chunk[i] !== items[from + i]) return false;
+  return true;
 }
