@@ -3,29 +3,23 @@
  * the moment, build the view the page draws) at random points of a 10-minute run, and
  * how much memory the worker holds after an hour of simulated time.
  * The dashboard's default run: 5 nodes, 2 clients writing, 3 lease holders.
- * Targets: seek p95 under 100 ms; memory bounded (snapshots are thinned to a fixed count).
+ * Targets: seek p95 under 100 ms; memory bounded (snapshots are thinned to a count and a memory budget).
  * Figures, not pass/fail.
  */
 import { DEFAULT_SETTINGS } from "../src/app/params";
-import { Timeline } from "../src/core/replay/timeline";
+import type { Timeline } from "../src/core/replay/timeline";
 import { buildSimulation } from "../src/core/scenario/runner";
-import { estimateSnapshotBytes, SNAPSHOT_BUDGET_BYTES } from "../src/worker/host";
-import { Journal } from "../src/worker/journal";
+import { newRun, SNAPSHOT_BUDGET_BYTES } from "../src/worker/host";
+import type { Journal } from "../src/worker/journal";
 import { scenarioFromSettings } from "../src/worker/settings";
 import { timelineView, viewOf } from "../src/worker/view";
 
 const MIN = 60_000_000;
 
 function build(): { tl: Timeline; journal: Journal } {
-  const journal = new Journal();
-  const sim = buildSimulation(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }), { onTrace: journal.listener });
   // As the worker's host builds it.
-  const tl = new Timeline(sim, [], {
-    companion: journal,
-    maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-    snapshotBytes: (s) => estimateSnapshotBytes(s) + journal.retainedBytes(),
-  });
-  return { tl, journal };
+  const { timeline, journal } = newRun(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }));
+  return { tl: timeline, journal };
 }
 
 function view(tl: Timeline, journal: Journal): void {

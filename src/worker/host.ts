@@ -1,6 +1,6 @@
 /**
- * The simulation host: owns one Simulation and advances its virtual time with a
- * real-time loop at a speed factor. The outside world (posting, real time, timers)
+ * The simulation host: owns one run (a Timeline over a Simulation, and the journal that
+ * describes it) and advances its virtual time with a real-time loop at a speed factor. The outside world (posting, real time, timers)
  * comes in as HostEnv so the host runs the same in a worker and in a Node test.
  * The core never sees a timer: it only gets advanceTo(), step() and act().
  */
@@ -87,8 +87,8 @@ export class SimHost {
       case "restart": {
         if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
         const settings = { ...this.settings, speed: this.speed, autoplay: true };
-        if (this.imported) this.start(settings, { ...this.scenario, ui: undefined }, 0);
-        else this.start(settings, undefined, undefined);
+        // An opened file or link starts again with its own actions, from time zero.
+        this.start(settings, this.imported ? this.scenario : undefined, 0);
         return;
       }
       case "play":
@@ -166,13 +166,7 @@ export class SimHost {
         `cannot open this run at ${formatMicros(cursor)}: the browser opens a shared moment up to ${formatMicros(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
-    const journal = new Journal();
-    const sim = buildSimulation(scenario, { onTrace: journal.listener });
-    const timeline = new Timeline(sim, scenarioActions(scenario), {
-      companion: journal,
-      maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-      snapshotBytes: (s) => estimateSnapshotBytes(s) + journal.retainedBytes(),
-    });
+    const { timeline, journal } = newRun(scenario);
     let shortOf: number | null = null;
     if (imported !== undefined) {
       // A shared or imported run: explore it up to the shared moment, and on towards its end
@@ -230,14 +224,14 @@ export class SimHost {
           else lines.push(line);
         },
       });
-      applyActions(scratch, tl, until);
+      applyActionsTo(scratch, tl.actions, 0, until);
       const note = cut
         ? `The trace was cut after ${lines.length} events (${Math.round(MAX_TRACE_EXPORT_BYTES / 1e6)} MB); download the scenario and run it with "npm run sim -- --scenario FILE --trace trace.ndjson" for all of it.`
         : null;
       return { filename: `${stem}-trace.ndjson`, mime: "application/x-ndjson", text: lines.length ? `${lines.join("\n")}\n` : "", note };
     }
     const recorder = new HistoryRecorder();
-    applyActions(buildSimulation(scenario, { onTrace: (e) => recorder.observe(e) }), tl, until);
+    applyActionsTo(buildSimulation(scenario, { onTrace: (e) => recorder.observe(e) }), tl.actions, 0, until);
     return { filename: `${stem}-history.json`, mime: "application/json", text: `${JSON.stringify(recorder.finish(seed), null, 1)}\n`, note: null };
   }
 
@@ -330,18 +324,24 @@ const OPEN_ON_MS = 1500;
 /** Memory the time-travel snapshots of a run (every branch) may hold, estimated; beyond it they are thinned. */
 export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
+/** A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots. */
+export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journal } {
+  const journal = new Journal();
+  const sim = buildSimulation(scenario, { onTrace: journal.listener });
+  const timeline = new Timeline(sim, scenarioActions(scenario), {
+    companion: journal,
+    maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
+    snapshotBytes: (x) => estimateSnapshotBytes(x) + journal.retainedBytes(),
+  });
+  return { timeline, journal };
+}
+
 /**
  * What one snapshot holds of its own, roughly. The Raft logs are frozen in shared chunks
  * (RaftServer.freeze), so a snapshot adds only each node's newest chunk, twice, plus the
  * rest (state machines, clients, holders) as a constant. The journal's share is added by
  * the caller (Journal.retainedBytes).
  */
-export function estimateSnapshotBytes(sim: Simulation): number {
+function estimateSnapshotBytes(sim: Simulation): number {
   return sim.nodeIds.length * 2 * 1024 * 8 + 200_000;
-}
-
-/** Replays the timeline's current branch from the start in `sim` (a scratch copy) up to `until`. */
-function applyActions(sim: Simulation, tl: Timeline, until: number): void {
-  const actions = tl.actions.filter((a) => a.at <= until);
-  applyActionsTo(sim, actions, 0, until);
 }
