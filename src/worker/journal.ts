@@ -53,17 +53,36 @@ interface HolderNote {
   token: number | null;
 }
 
-/** Everything a journal holds, as plain data (a snapshot of it, for time travel). */
+/** Everything a journal holds but its pending output, as plain data (saved in time-travel snapshots). */
 interface JournalState {
   readonly drops: DropView[];
+  /** Messages on the wire: their send time and label, for drawing drops. */
   readonly sent: Map<number, Sent>;
   readonly leases: Map<string, LeaseHistory>;
+  /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
   readonly holders: Map<string, HolderNote>;
   readonly seen: Set<string>;
+  /** Nodes that currently lead (from role events): only a leader's commits make a line. */
   readonly leaders: Set<string>;
+  /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
   readonly log: EventLine[];
   readonly messages: DiagramMessage[];
   readonly marks: DiagramMark[];
+}
+
+/** A copy that shares nothing mutable with `s` (history items are immutable and shared). */
+function copyState(s: JournalState): JournalState {
+  return {
+    drops: s.drops.slice(),
+    sent: new Map(s.sent),
+    leases: cloneLeases(s.leases),
+    holders: new Map([...s.holders].map(([k, v]) => [k, { ...v }])),
+    seen: new Set(s.seen),
+    leaders: new Set(s.leaders),
+    log: newest(s.log, EVENT_LOG_LIMIT),
+    messages: newest(s.messages, DIAGRAM_MESSAGE_LIMIT),
+    marks: newest(s.marks, DIAGRAM_MARK_LIMIT),
+  };
 }
 
 /** Appends to a bounded history, trimming in batches (the newest `limit` are always there). */
@@ -80,19 +99,18 @@ export class Journal {
   private pending: EventLine[] = [];
   private pendingMessages: DiagramMessage[] = [];
   private pendingMarks: DiagramMark[] = [];
-  private drops: DropView[] = [];
-  /** Messages on the wire: their send time and label, for drawing drops. */
-  private sent = new Map<number, Sent>();
-  private leases = new Map<string, LeaseHistory>();
-  /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
-  private holders = new Map<string, HolderNote>();
-  private seen = new Set<string>();
-  /** Nodes that currently lead (from role events): only a leader's commits make a line. */
-  private leaders = new Set<string>();
-  /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
-  private log: EventLine[] = [];
-  private messages: DiagramMessage[] = [];
-  private marks: DiagramMark[] = [];
+  /** Everything but the pending output: what a time-travel snapshot saves. */
+  private st: JournalState = {
+    drops: [],
+    sent: new Map(),
+    leases: new Map(),
+    holders: new Map(),
+    seen: new Set(),
+    leaders: new Set(),
+    log: [],
+    messages: [],
+    marks: [],
+  };
 
   readonly listener = (e: TraceEvent): void => this.observe(e);
 
@@ -113,13 +131,11 @@ export class Journal {
 
   /** Everything retained up to now (after a jump in time the page starts again from this). */
   retained(): { lines: EventLine[]; messages: DiagramMessage[]; marks: DiagramMark[] } {
-    this.pending = [];
-    this.pendingMessages = [];
-    this.pendingMarks = [];
+    this.clearPending();
     return {
-      lines: newest(this.log, EVENT_LOG_LIMIT),
-      messages: newest(this.messages, DIAGRAM_MESSAGE_LIMIT),
-      marks: newest(this.marks, DIAGRAM_MARK_LIMIT),
+      lines: newest(this.st.log, EVENT_LOG_LIMIT),
+      messages: newest(this.st.messages, DIAGRAM_MESSAGE_LIMIT),
+      marks: newest(this.st.marks, DIAGRAM_MARK_LIMIT),
     };
   }
 
@@ -128,52 +144,36 @@ export class Journal {
    * saved close by, not with ones far apart): for the time-travel memory budget.
    */
   retainedBytes(): number {
-    const lines = Math.min(this.log.length, EVENT_LOG_LIMIT);
-    const messages = Math.min(this.messages.length, DIAGRAM_MESSAGE_LIMIT);
-    const marks = Math.min(this.marks.length, DIAGRAM_MARK_LIMIT);
-    return lines * 240 + messages * 170 + marks * 150 + this.seen.size * 70 + this.sent.size * 90;
+    const lines = Math.min(this.st.log.length, EVENT_LOG_LIMIT);
+    const messages = Math.min(this.st.messages.length, DIAGRAM_MESSAGE_LIMIT);
+    const marks = Math.min(this.st.marks.length, DIAGRAM_MARK_LIMIT);
+    return lines * 240 + messages * 170 + marks * 150 + this.st.seen.size * 70 + this.st.sent.size * 90;
   }
 
   /** A copy of the journal's state (for a time-travel snapshot); it never changes afterwards. */
   save(): unknown {
-    const state: JournalState = {
-      drops: this.drops.slice(),
-      sent: new Map(this.sent),
-      leases: cloneLeases(this.leases),
-      holders: new Map([...this.holders].map(([k, v]) => [k, { ...v }])),
-      seen: new Set(this.seen),
-      leaders: new Set(this.leaders),
-      log: newest(this.log, EVENT_LOG_LIMIT),
-      messages: newest(this.messages, DIAGRAM_MESSAGE_LIMIT),
-      marks: newest(this.marks, DIAGRAM_MARK_LIMIT),
-    };
-    return state;
+    return copyState(this.st);
   }
 
   /** Puts the journal back to a saved state (which stays reusable). Pending output is discarded. */
   load(saved: unknown): void {
-    const s = saved as JournalState;
+    this.clearPending();
+    this.st = copyState(saved as JournalState);
+  }
+
+  private clearPending(): void {
     this.pending = [];
     this.pendingMessages = [];
     this.pendingMarks = [];
-    this.drops = s.drops.slice();
-    this.sent = new Map(s.sent);
-    this.leases = cloneLeases(s.leases);
-    this.holders = new Map([...s.holders].map(([k, v]) => [k, { ...v }]));
-    this.seen = new Set(s.seen);
-    this.leaders = new Set(s.leaders);
-    this.log = s.log.slice();
-    this.messages = s.messages.slice();
-    this.marks = s.marks.slice();
   }
 
   /** Drops still worth drawing at `now` (the page fades them out). */
   recentDrops(now: number, windowUs: number): DropView[] {
-    return this.drops.filter((d) => now - d.droppedAt <= windowUs);
+    return this.st.drops.filter((d) => now - d.droppedAt <= windowUs);
   }
 
   history(name: string, now: number): { leaderSpans: LeaseSpan[]; holderSpans: LeaseSpan[]; marks: LeaseMark[] } {
-    const h = this.leases.get(name);
+    const h = this.st.leases.get(name);
     if (h === undefined) return { leaderSpans: [], holderSpans: [], marks: [] };
     const since = now - LEASE_HISTORY_US;
     const keep = (s: OpenSpan): boolean => s.to === null || s.to >= since;
@@ -187,17 +187,17 @@ export class Journal {
   private observe(e: TraceEvent): void {
     switch (e.kind) {
       case "send":
-        this.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
+        this.st.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
         return;
       case "deliver": {
-        const s = this.sent.get(e.id);
-        this.sent.delete(e.id);
+        const s = this.st.sent.get(e.id);
+        this.st.sent.delete(e.id);
         this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.sentAt ?? e.t, endAt: e.t, label: s?.label ?? "message", outcome: "delivered", reason: null });
         return;
       }
       case "drop": {
-        const s = this.sent.get(e.id);
-        this.sent.delete(e.id);
+        const s = this.st.sent.get(e.id);
+        this.st.sent.delete(e.id);
         this.message({
           id: e.id,
           from: e.from,
@@ -208,7 +208,7 @@ export class Journal {
           outcome: "dropped",
           reason: dropWords(e.reason),
         });
-        this.drops.push({
+        this.st.drops.push({
           id: e.id,
           from: e.from,
           to: e.to,
@@ -217,7 +217,7 @@ export class Journal {
           label: s?.label ?? "message",
           reason: e.reason,
         });
-        if (this.drops.length > MAX_DROPS) this.drops.splice(0, this.drops.length - MAX_DROPS);
+        if (this.st.drops.length > MAX_DROPS) this.st.drops.splice(0, this.st.drops.length - MAX_DROPS);
         this.line(e, undefined, s?.label);
         return;
       }
@@ -230,17 +230,17 @@ export class Journal {
         this.onHolder(e);
         return;
       case "role":
-        if (e.role === "leader") this.leaders.add(e.proc);
-        else this.leaders.delete(e.proc);
+        if (e.role === "leader") this.st.leaders.add(e.proc);
+        else this.st.leaders.delete(e.proc);
         this.line(e);
         return;
       case "commit":
         // Followers learn the same commit index a moment later: one line from the leader is enough.
-        if (this.leaders.has(e.proc)) this.line(e);
+        if (this.st.leaders.has(e.proc)) this.line(e);
         return;
       case "crash": {
-        this.leaders.delete(e.proc);
-        const h = this.holders.get(e.proc);
+        this.st.leaders.delete(e.proc);
+        const h = this.st.holders.get(e.proc);
         if (h !== undefined) {
           this.closeHolderSpan(e.proc, h, e.t, "crash");
           h.state = undefined;
@@ -260,11 +260,11 @@ export class Journal {
     const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs };
     this.pending.push(line);
     if (this.pending.length > MAX_PENDING_LINES) this.pending.splice(0, this.pending.length - MAX_PENDING_LINES);
-    keep(this.log, line, EVENT_LOG_LIMIT);
+    keep(this.st.log, line, EVENT_LOG_LIMIT);
   }
 
   private message(m: DiagramMessage): void {
-    keep(this.messages, m, DIAGRAM_MESSAGE_LIMIT);
+    keep(this.st.messages, m, DIAGRAM_MESSAGE_LIMIT);
     keep(this.pendingMessages, m, DIAGRAM_MESSAGE_LIMIT);
   }
 
@@ -272,7 +272,7 @@ export class Journal {
   private diagramMark(e: TraceEvent, prevHolderState: string | undefined): void {
     const m = diagramMarkOf(e, prevHolderState);
     if (m === null) return;
-    keep(this.marks, m, DIAGRAM_MARK_LIMIT);
+    keep(this.st.marks, m, DIAGRAM_MARK_LIMIT);
     keep(this.pendingMarks, m, DIAGRAM_MARK_LIMIT);
   }
 
@@ -286,9 +286,9 @@ export class Journal {
       case "free":
       case "checkpoint": {
         const key = `${e.op}:${e.name}:${e.index ?? e.token}`;
-        if (this.seen.has(key)) return false;
-        if (this.seen.size >= MAX_SEEN) this.seen.clear();
-        this.seen.add(key);
+        if (this.st.seen.has(key)) return false;
+        if (this.st.seen.size >= MAX_SEEN) this.st.seen.clear();
+        this.st.seen.add(key);
         return true;
       }
       default:
@@ -297,10 +297,10 @@ export class Journal {
   }
 
   private lease(name: string): LeaseHistory {
-    let h = this.leases.get(name);
+    let h = this.st.leases.get(name);
     if (h === undefined) {
       h = { leaderSpans: [], holderSpans: [], marks: [] };
-      this.leases.set(name, h);
+      this.st.leases.set(name, h);
     }
     return h;
   }
@@ -341,10 +341,10 @@ export class Journal {
 
   private onHolder(e: Extract<TraceEvent, { kind: "holder" }>): void {
     const id = e.proc;
-    let me = this.holders.get(id);
+    let me = this.st.holders.get(id);
     if (me === undefined) {
       me = { state: undefined, lease: e.leaseName, token: null };
-      this.holders.set(id, me);
+      this.st.holders.set(id, me);
     }
     const prev = me.state;
     me.state = e.state;
