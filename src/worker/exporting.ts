@@ -8,8 +8,8 @@ import type { Timeline } from "../core/replay/timeline";
 import { formatExactDuration, scenarioActionsOf } from "../core/scenario/record";
 import type { Scenario } from "../core/scenario/schema";
 
-/** A parsed scenario back to file form (durations written exactly; defaults written out). */
-export function scenarioToInput(sc: Scenario): Record<string, unknown> {
+/** A parsed scenario back to file form, without its actions (durations written exactly; defaults written out). */
+function scenarioToInput(sc: Scenario): Record<string, unknown> {
   const d = formatExactDuration;
   const out: Record<string, unknown> = {
     version: 1,
@@ -35,7 +35,6 @@ export function scenarioToInput(sc: Scenario): Record<string, unknown> {
       includeClients: n.includeClients,
     };
   }
-  out.actions = [];
   out.expect = sc.expect.map((e) => (e.at === undefined ? e : { ...e, at: d(e.at) }));
   return out;
 }
@@ -45,14 +44,16 @@ export function exportScenarioText(base: Scenario, imported: boolean, tl: Timeli
   // A file that was imported keeps its own length (its expectations may look that far); a run made here is as long as it has gone.
   const durationUs = imported ? Math.max(base.duration, tl.end) : tl.end;
   const branch = tl.branches().find((b) => b.id === tl.branchId);
+  const { expect, ...settings } = input;
   const doc: Record<string, unknown> = {
-    ...input,
+    ...settings,
     ...(imported ? {} : { name: `Lease Lab run, seed ${base.seed}${branch && branch.id !== 0 ? `, ${branch.name}` : ""}` }),
     ...(imported ? {} : { description: "Recorded in the Lease Lab dashboard. Run it with: npm run sim -- --scenario <this file>" }),
     duration: formatExactDuration(durationUs),
     actions: tl.actions.flatMap(scenarioActionsOf),
+    // A run made here has no expectations; a file's are kept (they may fail on a branch: that is worth knowing).
+    ...(imported ? { expect } : {}),
     ui: { speed, at: formatExactDuration(tl.now) },
   };
-  if (!imported) delete doc.expect;
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -121,7 +121,7 @@ export interface TimelineView {
   readonly branches: readonly BranchView[];
   /** Furthest virtual time explored on the current branch (µs); the cursor is SimView.now. */
   readonly end: number;
-  /** Markers of the current branch, oldest first (bounded: MAX_MARKERS). */
+  /** Markers of the current branch, oldest first (the newest 2000 of the simulator's, and every user action). */
   readonly markers: readonly TimelineMarker[];
   /** Markers left out because of the bound. */
   readonly markersDropped: number;
@@ -129,8 +129,6 @@ export interface TimelineView {
   readonly actions: readonly TimedActionView[];
   /** There is an earlier event to step back to. */
   readonly canStepBack: boolean;
-  /** Snapshots the worker holds for this branch (for the curious; seeking replays from the nearest one). */
-  readonly snapshots: number;
 }
 
 /** A message that arrived or was lost: one arrow of the space-time diagram. */
@@ -453,8 +451,6 @@ export const STORAGE_WRITES_SHOWN = 40;
 export const EVENT_LOG_LIMIT = 1000;
 /** How far back (virtual µs) the lease timeline keeps spans and marks. */
 export const LEASE_HISTORY_US = 60_000_000;
-/** Markers kept per branch for the time slider. */
-export const MAX_MARKERS = 2000;
 /** Space-time diagram: finished messages and state changes the worker and the page keep (the newest). */
 export const DIAGRAM_MESSAGE_LIMIT = 6000;
 export const DIAGRAM_MARK_LIMIT = 2000;

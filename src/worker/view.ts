@@ -300,7 +300,6 @@ export function timelineView(tl: Timeline): TimelineView {
     markersDropped: tl.markersDropped,
     actions,
     canStepBack: tl.canStepBack,
-    snapshots: tl.snapshotCount,
   };
 }
 

@@ -11,7 +11,6 @@ export function timelineFixture(over: Partial<TimelineView> = {}): TimelineView 
     markersDropped: 0,
     actions: [],
     canStepBack: false,
-    snapshots: 1,
     ...over,
   };
 }
