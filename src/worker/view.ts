@@ -22,6 +22,7 @@ import {
   type SimView,
   STORAGE_WRITES_SHOWN,
   type StorageView,
+  type TimedActionView,
   type TimelineMarker,
   type TimelineView,
   type ViolationView,
@@ -266,24 +267,32 @@ function checkerViews(sim: Simulation): CheckerView[] {
   }));
 }
 
-/** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
-export function timelineView(tl: Timeline): TimelineView {
-  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
-  // The simulator's markers and the user's actions, in time order (an action after the events of its moment).
-  const markers: TimelineMarker[] = [];
+/** The markers and actions lists last built per timeline: rebuilt only when they changed (views are built 25 times a second). */
+const listsCache = new WeakMap<Timeline, { key: string; markers: TimelineMarker[]; actions: TimedActionView[] }>();
+
+/** The simulator's markers and the user's actions (as markers too), in time order: an action after the events of its moment. */
+function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: TimedActionView[] } {
   const sim = tl.markers;
+  const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}`;
+  const hit = listsCache.get(tl);
+  if (hit !== undefined && hit.key === key) return hit;
+  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
+  const markers: TimelineMarker[] = [];
+  const fromSim = (m: (typeof sim)[number]): TimelineMarker => ({ t: m.t, n: m.n, kind: m.kind, label: m.label });
   let i = 0;
   for (const [k, a] of actions.entries()) {
-    while (i < sim.length && (sim[i] as (typeof sim)[number]).t <= a.at) {
-      const m = sim[i++] as (typeof sim)[number];
-      markers.push({ t: m.t, n: m.n, kind: m.kind, label: m.label });
-    }
+    for (; i < sim.length && (sim[i] as (typeof sim)[number]).t <= a.at; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
     markers.push({ t: a.at, n: -1 - k, kind: "action", label: a.text });
   }
-  for (; i < sim.length; i++) {
-    const m = sim[i] as (typeof sim)[number];
-    markers.push({ t: m.t, n: m.n, kind: m.kind, label: m.label });
-  }
+  for (; i < sim.length; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
+  const lists = { key, markers, actions };
+  listsCache.set(tl, lists);
+  return lists;
+}
+
+/** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
+export function timelineView(tl: Timeline): TimelineView {
+  const { markers, actions } = timelineLists(tl);
   return {
     branch: tl.branchId,
     branches: tl.branches().map((b) => ({
