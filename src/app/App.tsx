@@ -32,7 +32,7 @@ import { useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 
 export function App({ params }: { params: ParsedParams }) {
-  useEffect(() => connectSimulation(params.settings, params.problems), [params]);
+  useEffect(() => connectSimulation(params.settings, params.problems, params.run), [params]);
   return (
     <div className="app">
       <Notices />

@@ -3,7 +3,6 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
-import { registerBootRun } from "./simLink";
 import "./styles.css";
 
 const root = document.getElementById("root");
@@ -11,7 +10,6 @@ if (root === null) throw new Error("index.html has no #root element");
 const rootEl = root;
 
 function render(params: ParsedParams): void {
-  registerBootRun(params.settings, params.run);
   if (params.run !== undefined) {
     // The link is the authority: make the query say the same run (the hash stays: it is this run's link).
     const { pathname, hash } = window.location;

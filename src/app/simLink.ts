@@ -4,18 +4,6 @@ import type { BootRun } from "./params";
 import { noteLinkStart } from "./sharing/urlSync";
 import { useLab } from "./store";
 
-/** Runs to start from a share link, by the settings object the page boots with (see registerBootRun). */
-const bootRuns = new WeakMap<RunSettings, BootRun>();
-
-/**
- * Makes connectSimulation(settings, …) start `run` (a share link's scenario and cursor)
- * for exactly this settings object, so a caller that only passes the settings still
- * opens the link.
- */
-export function registerBootRun(settings: RunSettings, run: BootRun | undefined): void {
-  if (run !== undefined) bootRuns.set(settings, run);
-}
-
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
 export function startMessage(settings: RunSettings, run: BootRun | undefined): ToWorker {
   if (run === undefined) return { type: "start", settings };
@@ -24,7 +12,8 @@ export function startMessage(settings: RunSettings, run: BootRun | undefined): T
     : { type: "start", settings, scenario: run.scenario, seekTo: run.seekTo };
 }
 
-export function connectSimulation(settings: RunSettings, notices: readonly string[], run: BootRun | undefined = bootRuns.get(settings)): () => void {
+/** Starts the worker with page settings, or with a share link's run; returns a function that stops it. */
+export function connectSimulation(settings: RunSettings, notices: readonly string[], run?: BootRun): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });

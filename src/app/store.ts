@@ -50,8 +50,8 @@ export interface LabState {
   /** The message highlighted in both the ring and the space-time diagram (hover or click). */
   readonly focusMessage: number | null;
   readonly setFocusMessage: (id: number | null) => void;
-  /** Asks the worker for an export; resolves with its text, or rejects with the worker's reason. */
-  readonly requestExport: (what: ExportKind) => Promise<ExportResult>;
+  /** Asks the worker for an export; resolves with its text, or rejects with the worker's reason or when it does not answer within `timeoutMs`. */
+  readonly requestExport: (what: ExportKind, timeoutMs?: number) => Promise<ExportResult>;
   readonly selected: Selection;
   /** The worker's full description of the selected thing, when asked for. */
   readonly inspection: Inspection | null;
@@ -101,6 +101,8 @@ let pendingMarks: DiagramMark[] = [];
 /** Export requests waiting for the worker's answer. */
 const exportWaiters = new Map<number, { resolve: (r: ExportResult) => void; reject: (e: Error) => void }>();
 let nextExportId = 1;
+/** How long an export may take before the page gives up on it (ms). */
+const EXPORT_TIMEOUT_MS = 20_000;
 let panelAt = Number.NEGATIVE_INFINITY;
 
 function realNow(): number {
@@ -188,10 +190,23 @@ export const useLab = create<LabState>()((set, get) => ({
     }
   },
   setFocusMessage: (id) => set({ focusMessage: id }),
-  requestExport: (what) =>
+  requestExport: (what, timeoutMs = EXPORT_TIMEOUT_MS) =>
     new Promise<ExportResult>((resolve, reject) => {
       const requestId = nextExportId++;
-      exportWaiters.set(requestId, { resolve, reject });
+      const timer = setTimeout(() => {
+        exportWaiters.delete(requestId);
+        reject(new Error(`the simulation did not answer within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      exportWaiters.set(requestId, {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
       get().send({ type: "export", what, requestId });
     }),
   select: (s) => set({ selected: s, inspection: null }),
@@ -207,12 +222,6 @@ export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s
 export const selectHasView = (s: LabState): boolean => s.view !== null;
 export const selectSend = (s: LabState): LabState["send"] => s.send;
 export const selectEvents = (s: LabState): readonly EventLine[] => s.events;
-export const selectDiagramMessages = (s: LabState): readonly DiagramMessage[] => s.diagramMessages;
-export const selectDiagramMarks = (s: LabState): readonly DiagramMark[] => s.diagramMarks;
-export const selectFocusMessage = (s: LabState): number | null => s.focusMessage;
-export const selectSetFocusMessage = (s: LabState): LabState["setFocusMessage"] => s.setFocusMessage;
-export const selectRequestExport = (s: LabState): LabState["requestExport"] => s.requestExport;
-export const selectTimeline = (s: LabState): SimView["timeline"] | undefined => s.view?.timeline;
 export const selectSelected = (s: LabState): Selection => s.selected;
 export const selectSelect = (s: LabState): LabState["select"] => s.select;
 export const selectInspection = (s: LabState): Inspection | null => s.inspection;

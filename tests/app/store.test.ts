@@ -64,3 +64,20 @@ describe("highlight", () => {
     expect(selectHighlight(useLab.getState())).toEqual(["n1", "h2"]);
   });
 });
+
+describe("exports through the store", () => {
+  it("an answer resolves its own request; a failure rejects only its own; silence times out", async () => {
+    const sent: { requestId: number }[] = [];
+    useLab.setState({ send: (m) => m.type === "export" && sent.push(m) });
+    const { requestExport, receive } = useLab.getState();
+    const a = requestExport("scenario");
+    const b = requestExport("trace");
+    const [ra, rb] = sent;
+    receive({ type: "export", requestId: rb?.requestId ?? -1, what: "trace", filename: "", mime: "", text: "", note: null, error: "too big" });
+    receive({ type: "error", message: "an unrelated problem" });
+    receive({ type: "export", requestId: ra?.requestId ?? -1, what: "scenario", filename: "f.json", mime: "application/json", text: "{}", note: null });
+    await expect(a).resolves.toMatchObject({ filename: "f.json", text: "{}" });
+    await expect(b).rejects.toThrow("too big");
+    await expect(requestExport("history", 5)).rejects.toThrow(/did not answer/);
+  });
+});

@@ -16,7 +16,7 @@ import { useLab } from "../store";
 import { downloadBlob, downloadText, safeFilename } from "./download";
 import { type DecodeResult, encodeRunHash, MAX_SCENARIO_BYTES, parseShareInput, shareLink } from "./link";
 import { PICTURE_SELECTOR, PICTURE_WORDS, type PictureFormat, type PictureKind, pictureFilename, svgFileText, svgToPng } from "./pictures";
-import { exportWithTimeout, forgetLinkStart, noteLinkStart } from "./urlSync";
+import { forgetLinkStart, noteLinkStart } from "./urlSync";
 
 /** Accessible names of the controls (the end-to-end tests use these). */
 export const SHARE_NAMES = {
@@ -161,7 +161,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
 
   const copyLink = (): Promise<void> =>
     task("Making the share link", async () => {
-      const exp = await exportWithTimeout("scenario");
+      const exp = await useLab.getState().requestExport("scenario");
       const url = await shareLink(pageBase(), exp.text);
       setLink(url);
       setNote(exp.note);
@@ -175,7 +175,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
 
   const exportFile = (what: ExportKind, label: string): Promise<void> =>
     task(label, async () => {
-      const exp = await exportWithTimeout(what, what === "scenario" ? undefined : 120_000);
+      const exp = await useLab.getState().requestExport(what, what === "scenario" ? undefined : 120_000);
       const fallback = what === "trace" ? "lease-lab-trace.ndjson" : what === "history" ? "lease-lab-history.json" : "lease-lab-scenario.json";
       const filename = safeFilename(exp.filename, fallback);
       downloadText(exp.text, filename, exp.mime || (what === "trace" ? "application/x-ndjson" : "application/json"));
@@ -233,7 +233,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
       }
       let currentLink: string;
       try {
-        currentLink = await shareLink(pageBase(), (await exportWithTimeout("scenario")).text);
+        currentLink = await shareLink(pageBase(), (await useLab.getState().requestExport("scenario")).text);
       } catch (e) {
         currentLink = `(its link could not be made: ${message(e)}; use Download scenario first to keep it)`;
       }

@@ -10,13 +10,11 @@
  * The first run's hash is left alone: it is this run's link, or a broken one that the
  * page's notice explains.
  */
-import type { ExportResult } from "../store";
 import { useLab } from "../store";
 import type { TimedActionView } from "../../worker/protocol";
 import { encodeRunHash, runPayloadFromHash } from "./link";
 
 export const URL_SYNC_DELAY_MS = 1000;
-const EXPORT_TIMEOUT_MS = 20_000;
 
 let linkStartPending = false;
 
@@ -33,26 +31,6 @@ export function forgetLinkStart(): void {
 /** Identity of an action list: the same actions at the same times give the same key. */
 export function actionsKey(branch: number, actions: readonly TimedActionView[]): string {
   return `${branch}:${actions.map((a) => `${a.at}/${a.text}`).join("|")}`;
-}
-
-/** Resolves with the export, or rejects when the worker does not answer in time. */
-export function exportWithTimeout(what: "scenario" | "trace" | "history", ms = EXPORT_TIMEOUT_MS): Promise<ExportResult> {
-  return new Promise<ExportResult>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the simulation did not answer within ${Math.round(ms / 1000)} s`)), ms);
-    useLab
-      .getState()
-      .requestExport(what)
-      .then(
-        (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-        (e: unknown) => {
-          clearTimeout(timer);
-          reject(e instanceof Error ? e : new Error(String(e)));
-        },
-      );
-  });
 }
 
 /** Replaces the hash, keeping the path and the query. "" removes it. */
@@ -86,7 +64,7 @@ export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
     }
     const forRun = v.runId;
     try {
-      const exp = await exportWithTimeout("scenario");
+      const exp = await useLab.getState().requestExport("scenario");
       const hash = await encodeRunHash(exp.text);
       if (useLab.getState().view?.runId === forRun) replaceHash(hash);
     } catch {
