@@ -154,6 +154,15 @@ function setText(el: Element, s: string): void {
   if (el.textContent !== s) el.textContent = s;
 }
 
+/** A horizontal line from x1 to x2 at y (a tick, a violation's rule). */
+function setRule(line: Element | null, x1: number, x2: number, y: string): void {
+  if (line === null) return;
+  setAttr(line, "x1", String(x1));
+  setAttr(line, "x2", String(x2));
+  setAttr(line, "y1", y);
+  setAttr(line, "y2", y);
+}
+
 function setAttr(el: Element, name: string, value: string): void {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
@@ -378,13 +387,7 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
       })
       .each(function (t) {
         const y = r1(timeToY(t, w, f));
-        const line = this.querySelector("line");
-        if (line !== null) {
-          setAttr(line, "x1", String(f.plotLeft - 6));
-          setAttr(line, "x2", String(f.plotRight));
-          setAttr(line, "y1", y);
-          setAttr(line, "y2", y);
-        }
+        setRule(this.querySelector("line"), f.plotLeft - 6, f.plotRight, y);
         const text = this.querySelector("text");
         if (text !== null) {
           setAttr(text, "x", String(f.plotLeft - 9));
@@ -484,13 +487,7 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
       })
       .each(function (x) {
         const y = r1(localY(x.t, s));
-        const line = this.querySelector("line");
-        if (line !== null) {
-          setAttr(line, "x1", String(f.plotLeft - 36));
-          setAttr(line, "x2", String(f.plotRight));
-          setAttr(line, "y1", y);
-          setAttr(line, "y2", y);
-        }
+        setRule(this.querySelector("line"), f.plotLeft - 36, f.plotRight, y);
         const text = this.querySelector("text");
         if (text !== null) {
           setAttr(text, "x", String(f.plotLeft + 4));

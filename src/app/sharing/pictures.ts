@@ -39,24 +39,8 @@ export const INLINED_PROPERTIES: readonly string[] = [
   "visibility",
 ];
 
-/** Inherited properties: written only where they differ from the parent's (the clone then inherits the same value). */
-const INHERITED: ReadonlySet<string> = new Set([
-  "fill",
-  "fill-opacity",
-  "stroke",
-  "stroke-width",
-  "stroke-dasharray",
-  "stroke-opacity",
-  "stroke-linecap",
-  "stroke-linejoin",
-  "font-family",
-  "font-size",
-  "font-weight",
-  "font-style",
-  "text-anchor",
-  "dominant-baseline",
-  "visibility",
-]);
+/** Inherited properties (all but opacity and display): written only where they differ from the parent's (the clone then inherits the same value). */
+const INHERITED: ReadonlySet<string> = new Set(INLINED_PROPERTIES.filter((p) => p !== "opacity" && p !== "display"));
 
 /** Initial values of the properties that are not inherited: left out when an element has them. */
 const INITIAL: Readonly<Record<string, string>> = { opacity: "1", display: "inline" };
