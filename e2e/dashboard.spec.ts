@@ -3,50 +3,8 @@
  * user (or a screen reader) would find things. Runs at 1x speed so waits stay short.
  * Screenshots of the main states go to test-results/screens/.
  */
-import { expect, type Locator, type Page, test } from "@playwright/test";
-
-const LEADER = /^(n\d+), leader, term (\d+)$/;
-
-/** "n3, leader, term 4" -> { id: "n3", term: 4 } */
-function parseLeader(label: string | null): { id: string; term: number } {
-  const m = LEADER.exec(label ?? "");
-  if (!m) throw new Error(`not a leader's label: ${label}`);
-  return { id: m[1] as string, term: Number(m[2]) };
-}
-
-/** The ring's node buttons, named exactly "n3, leader, term 4" (other panels' buttons say more). */
-function nodes(page: Page): Locator {
-  return page.getByRole("button", { name: /^n\d+, [a-z-]+(, paused)?, term \d+$/ });
-}
-
-function node(page: Page, id: string): Locator {
-  return page.getByRole("button", { name: new RegExp(`^${id}, [a-z-]+(, paused)?, term \\d+$`) });
-}
-
-async function leader(page: Page): Promise<{ id: string; term: number }> {
-  const l = page.getByRole("button", { name: LEADER });
-  await expect(l).toHaveCount(1);
-  return parseLeader(await l.getAttribute("aria-label"));
-}
-
-/** Fails the test on any uncaught error in the page or its worker. */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  return errors;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `test-results/screens/${name}.png` });
-}
-
-async function pause(page: Page): Promise<void> {
-  await page.getByRole("button", { name: "Pause", exact: true }).click();
-  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
-}
+import { expect, type Page, test } from "@playwright/test";
+import { leader, node, nodes, parseLeader, pause, shot, watchErrors } from "./support";
 
 test("a leader appears; killing it brings a new leader with a higher term", async ({ page }) => {
   const errors = watchErrors(page);

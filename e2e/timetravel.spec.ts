@@ -4,44 +4,10 @@
  * term 4"), the holders' names, the storage's write rows and the summary's counters.
  */
 import { type Browser, expect, type Locator, type Page, test } from "@playwright/test";
-
-const LEADER = /^(n\d+), leader, term (\d+)$/;
-
-function nodes(page: Page): Locator {
-  return page.getByRole("button", { name: /^n\d+, [a-z-]+(, paused)?, term \d+$/ });
-}
-
-function node(page: Page, id: string): Locator {
-  return page.getByRole("button", { name: new RegExp(`^${id}, [a-z-]+(, paused)?, term \\d+$`) });
-}
+import { leader, node, nodes, pause, shot, watchErrors } from "./support";
 
 function slider(page: Page): Locator {
   return page.getByRole("slider", { name: "Time" });
-}
-
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  return errors;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
-}
-
-async function leaderId(page: Page): Promise<string> {
-  const l = page.getByRole("button", { name: LEADER });
-  await expect(l).toHaveCount(1);
-  const m = LEADER.exec((await l.getAttribute("aria-label")) ?? "");
-  return m?.[1] as string;
-}
-
-async function pause(page: Page): Promise<void> {
-  await page.getByRole("button", { name: "Pause", exact: true }).click();
-  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
 }
 
 async function play(page: Page, ms: number): Promise<void> {
@@ -81,7 +47,7 @@ test("scrubbing back and forward shows exactly what was drawn at that moment; st
   const errors = watchErrors(page);
   await page.goto("/?seed=4&speed=1");
   await expect(nodes(page)).toHaveCount(5);
-  await leaderId(page);
+  await leader(page);
   await page.waitForTimeout(1500);
   await pause(page);
   const early = await drawn(page);
@@ -90,7 +56,7 @@ test("scrubbing back and forward shows exactly what was drawn at that moment; st
   // Later: the leader is killed and a new one elected. (An action belongs to the moment it
   // was taken: seeking to that very moment shows its effect, so it is taken a little later.)
   await play(page, 500);
-  const first = await leaderId(page);
+  const first = (await leader(page)).id;
   await node(page, first).click();
   await page.getByRole("button", { name: `Kill ${first}` }).click();
   await play(page, 2500);
@@ -100,7 +66,7 @@ test("scrubbing back and forward shows exactly what was drawn at that moment; st
   await seek(page, early.time as string);
   await expectDrawn(page, early);
   await expect(page.getByText(/Viewing the past/).first()).toBeVisible();
-  await shot(page, "20-scrubbed-back");
+  await shot(page, "20-scrubbed-back", true);
   await seek(page, late.time as string);
   await expectDrawn(page, late);
 
@@ -117,7 +83,7 @@ test("acting in the past starts a branch; the old future can be returned to", as
   const errors = watchErrors(page);
   await page.goto("/?seed=9&speed=1");
   await expect(nodes(page)).toHaveCount(5);
-  await leaderId(page);
+  await leader(page);
   await page.waitForTimeout(1000);
   await pause(page);
   const fork = await drawn(page);
@@ -126,14 +92,14 @@ test("acting in the past starts a branch; the old future can be returned to", as
 
   await seek(page, fork.time as string);
   await expectDrawn(page, fork);
-  const leader = await leaderId(page);
-  await node(page, leader).click();
-  await page.getByRole("button", { name: `Kill ${leader}` }).click();
+  const leaderId = (await leader(page)).id;
+  await node(page, leaderId).click();
+  await page.getByRole("button", { name: `Kill ${leaderId}` }).click();
   const branches = page.getByRole("list", { name: "Branches" });
   await expect(branches.getByRole("listitem")).toHaveCount(2);
   await expect(branches.locator('[aria-current="true"]')).toContainText("branch 2");
-  await expect(node(page, leader)).toHaveAttribute("aria-label", new RegExp(`^${leader}, down, `));
-  await shot(page, "21-branched");
+  await expect(node(page, leaderId)).toHaveAttribute("aria-label", new RegExp(`^${leaderId}, down, `));
+  await shot(page, "21-branched", true);
 
   await branches.getByRole("button", { name: "Return to main" }).click();
   await expectDrawn(page, mainEnd);
@@ -152,11 +118,11 @@ test("a share link reproduces the same leader, terms and storage log in a fresh 
   const errors = watchErrors(page);
   await page.goto("/?seed=13&speed=1");
   await expect(nodes(page)).toHaveCount(5);
-  await leaderId(page);
+  await leader(page);
   await page.waitForTimeout(1200);
   await pause(page);
-  // A GC pause on the lease holder and a crash of the leader: a run worth sharing.
-  const first = await leaderId(page);
+  // A crash of the leader and the election after it: a run worth sharing.
+  const first = (await leader(page)).id;
   await node(page, first).click();
   await page.getByRole("button", { name: `Kill ${first}` }).click();
   await play(page, 2500);
@@ -168,14 +134,14 @@ test("a share link reproduces the same leader, terms and storage log in a fresh 
   await expect(field).toHaveValue(/#run=1\./);
   const link = await field.inputValue();
   expect(link.length).toBeLessThan(2000);
-  await shot(page, "22-share-dialog");
+  await shot(page, "22-share-dialog", true);
 
   const other = await freshPage(browser);
   const otherErrors = watchErrors(other);
   await other.goto(link);
   await expect(nodes(other)).toHaveCount(5);
   await expectDrawn(other, shared);
-  await shot(other, "23-opened-share-link");
+  await shot(other, "23-opened-share-link", true);
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
 });
@@ -186,9 +152,9 @@ test("a broken share link says what is wrong and the app stays usable", async ({
   await expect(page.getByRole("alert").filter({ hasText: /share link/i })).toBeVisible();
   // A normal run started instead: nodes, a leader, a time slider.
   await expect(nodes(page)).toHaveCount(5);
-  await leaderId(page);
+  await leader(page);
   await expect(slider(page)).toBeVisible();
-  await shot(page, "24-broken-link");
+  await shot(page, "24-broken-link", true);
   // An unknown version is named as such.
   await page.goto("/#run=9.abc");
   await expect(page.getByRole("alert").filter({ hasText: /version/i })).toBeVisible();
@@ -200,7 +166,7 @@ test("exports: the scenario, the trace, the history and both diagrams as SVG and
   const errors = watchErrors(page);
   await page.goto("/?seed=5&speed=1");
   await expect(nodes(page)).toHaveCount(5);
-  await leaderId(page);
+  await leader(page);
   await page.waitForTimeout(1000);
   await pause(page);
   await page.getByRole("button", { name: "Share & export" }).click();
