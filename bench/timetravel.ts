@@ -26,6 +26,7 @@ function view(tl: Timeline, journal: Journal): void {
   viewOf(tl.sim, {
     runId: 1,
     epoch: 2,
+    opened: false,
     fresh: true,
     timeline: timelineView(tl),
     settings: DEFAULT_SETTINGS,

@@ -1,7 +1,6 @@
 /** Starts the simulation worker and connects it to the store. Returns a function that stops it. */
 import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
 import type { BootRun } from "./params";
-import { noteLinkStart } from "./sharing/urlSync";
 import { useLab } from "./store";
 
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
@@ -32,7 +31,6 @@ export function connectSimulation(settings: RunSettings, notices: readonly strin
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   useLab.setState({ settings, notices, view: null, liveView: null, error: null, send });
-  if (run !== undefined) noteLinkStart();
   send(startMessage(settings, run));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });

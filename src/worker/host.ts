@@ -300,6 +300,7 @@ export class SimHost {
     const view = viewOf(tl.sim, {
       runId: this.runId,
       epoch: this.epoch,
+      opened: this.imported,
       fresh,
       timeline: timelineView(tl),
       settings: this.settings,

@@ -373,6 +373,8 @@ export interface SimView {
    * retains up to the cursor, and the page replaces what it had instead of appending.
    */
   readonly epoch: number;
+  /** The run was opened from a scenario file or a share link (not made from the page's settings). */
+  readonly opened: boolean;
   readonly timeline: TimelineView;
   /** Space-time diagram: messages that ended (arrived or dropped) since the previous view (or all retained ones on a new epoch). */
   readonly newMessages: readonly DiagramMessage[];

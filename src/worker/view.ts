@@ -315,6 +315,7 @@ export function timelineView(tl: Timeline): TimelineView {
 export interface ViewContext {
   readonly runId: number;
   readonly epoch: number;
+  readonly opened: boolean;
   /** The history retained up to the cursor, sent whole when the epoch changed (else only what is new). */
   readonly fresh: boolean;
   readonly timeline: TimelineView;
@@ -341,6 +342,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
   return {
     runId: c.runId,
     epoch: c.epoch,
+    opened: c.opened,
     timeline: c.timeline,
     newMessages: history?.messages ?? diagram?.messages ?? [],
     newMarks: history?.marks ?? diagram?.marks ?? [],

@@ -40,6 +40,7 @@ function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {
   return {
     runId: 1,
     epoch: 1,
+    opened: false,
     timeline: timelineFixture(),
     newMessages: [],
     newMarks: [],

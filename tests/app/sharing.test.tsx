@@ -19,7 +19,7 @@ import {
 } from "../../src/app/sharing/link";
 import { type ComputedLike, inlineStyles, pictureBox, pictureFilename, pngScale, type StyledElement } from "../../src/app/sharing/pictures";
 import { pictureButtonName, SHARE_NAMES, ShareDialog, ShareMenu } from "../../src/app/sharing/ShareMenu";
-import { actionsKey, noteLinkStart, startUrlSync } from "../../src/app/sharing/urlSync";
+import { actionsKey, startUrlSync } from "../../src/app/sharing/urlSync";
 import { startMessage } from "../../src/app/simLink";
 import { useLab } from "../../src/app/store";
 import type { Action } from "../../src/core/sim/sim";
@@ -248,8 +248,8 @@ describe("keeping the address honest", () => {
     return { win, replaced };
   }
 
-  function view(runId: number, actions: TimedActionView[]): SimView {
-    return { runId, timeline: { branch: 0, actions } } as unknown as SimView;
+  function view(runId: number, actions: TimedActionView[], opened = false): SimView {
+    return { runId, opened, timeline: { branch: 0, actions } } as unknown as SimView;
   }
   const act = (at: number, text: string): TimedActionView => ({ at, action: { type: "heal" }, text });
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -288,8 +288,7 @@ describe("keeping the address honest", () => {
     expect(win.location.search).toBe("?seed=7");
     // An imported run keeps the link it was opened with.
     win.location.hash = "#run=1.imported";
-    noteLinkStart();
-    useLab.setState({ view: view(3, []) });
+    useLab.setState({ view: view(3, [], true) });
     await wait(60);
     expect(win.location.hash).toBe("#run=1.imported");
   });

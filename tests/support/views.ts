@@ -61,6 +61,7 @@ export function viewFixture(over: Partial<SimView> = {}): SimView {
   return {
     runId: 1,
     epoch: 1,
+    opened: false,
     timeline: timelineFixture(),
     newMessages: [],
     newMarks: [],

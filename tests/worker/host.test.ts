@@ -165,6 +165,7 @@ describe("the view", () => {
   const ctx = (journal: Journal) => ({
     runId: 1,
     epoch: 1,
+    opened: false,
     fresh: false,
     timeline: timelineFixture(),
     settings: DEFAULT_SETTINGS,

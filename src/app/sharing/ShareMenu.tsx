@@ -16,7 +16,6 @@ import { useLab } from "../store";
 import { downloadBlob, downloadText, safeFilename } from "./download";
 import { type DecodeResult, encodeRunHash, MAX_SCENARIO_BYTES, parseShareInput, shareLink } from "./link";
 import { PICTURE_SELECTOR, PICTURE_WORDS, type PictureFormat, type PictureKind, pictureFilename, svgFileText, svgToPng } from "./pictures";
-import { forgetLinkStart, noteLinkStart } from "./urlSync";
 
 /** Accessible names of the controls (the end-to-end tests use these). */
 export const SHARE_NAMES = {
@@ -202,7 +201,6 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     const seekTo = sc.ui?.at;
     const settings = settingsFromScenario(sc, { speed: st.view?.speed ?? st.settings?.speed ?? DEFAULT_SPEED, autoplay: seekTo === undefined });
     const hash = await encodeRunHash(r.text);
-    noteLinkStart();
     const started = runStarted(st.view?.runId ?? null);
     st.send(startMessage(settings, seekTo === undefined ? { scenario: sc } : { scenario: sc, seekTo }));
     setConfirm(null);
@@ -211,8 +209,6 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     if (await started) {
       useLab.setState({ settings });
       window.history.replaceState(window.history.state, "", `${window.location.pathname}${toSearch(settings)}${hash}`);
-    } else {
-      forgetLinkStart();
     }
   };
 

@@ -16,17 +16,6 @@ import { encodeRunHash, runPayloadFromHash } from "./link";
 
 export const URL_SYNC_DELAY_MS = 1000;
 
-let linkStartPending = false;
-
-/** Call when a run is started from a scenario (a link or an import): the next new run is that one. */
-export function noteLinkStart(): void {
-  linkStartPending = true;
-}
-
-/** The run asked for by noteLinkStart was refused by the worker: the next new run is an ordinary one. */
-export function forgetLinkStart(): void {
-  linkStartPending = false;
-}
 
 /** Identity of an action list: the same actions at the same times give the same key. */
 export function actionsKey(branch: number, actions: readonly TimedActionView[]): string {
@@ -44,7 +33,6 @@ export function replaceHash(hash: string): void {
 /** Starts watching the store; returns a function that stops. */
 export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
   let runId: number | null = null;
-  let linkRun = false;
   let lastActions: readonly TimedActionView[] | null = null;
   let key = "";
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -58,7 +46,8 @@ export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
     timer = null;
     const v = useLab.getState().view;
     if (v === null) return;
-    if (v.timeline.actions.length === 0 && !linkRun) {
+    // A run opened from a file or link keeps the link it was opened with.
+    if (v.timeline.actions.length === 0 && !v.opened) {
       replaceHash("");
       return;
     }
@@ -78,13 +67,11 @@ export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
     if (v.runId !== runId) {
       const first = runId === null;
       runId = v.runId;
-      linkRun = linkStartPending;
-      linkStartPending = false;
       lastActions = v.timeline.actions;
       key = actionsKey(v.timeline.branch, v.timeline.actions);
       cancel();
       const hasRunHash = typeof window !== "undefined" && runPayloadFromHash(window.location.hash) !== null;
-      if (!first && !linkRun && hasRunHash) {
+      if (!first && !v.opened && hasRunHash) {
         if (v.timeline.actions.length === 0) replaceHash("");
         else timer = setTimeout(() => void update(), delayMs);
       }
