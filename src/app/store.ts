@@ -189,7 +189,10 @@ export const useLab = create<LabState>()((set, get) => ({
         return;
     }
   },
-  setFocusMessage: (id) => set({ focusMessage: id }),
+  // Pointer moves repeat the same id: only a change reaches the subscribers (both drawings redraw on it).
+  setFocusMessage: (id) => {
+    if (get().focusMessage !== id) set({ focusMessage: id });
+  },
   requestExport: (what, timeoutMs = EXPORT_TIMEOUT_MS) =>
     new Promise<ExportResult>((resolve, reject) => {
       const requestId = nextExportId++;

@@ -53,10 +53,7 @@ export function SpaceTimePanel() {
     const drawing = createSpaceTimeDrawing(
       svg,
       {
-        focus: (id) => {
-          const s = useLab.getState();
-          if (s.focusMessage !== id) s.setFocusMessage(id);
-        },
+        focus: (id) => useLab.getState().setFocusMessage(id),
         inspect: (id) => useLab.getState().select({ kind: "message", id }),
         viewport: setVp,
       },

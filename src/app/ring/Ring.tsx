@@ -39,10 +39,7 @@ function RingCanvas() {
     const drawing = createRingDrawing(svg, {
       select: (t) => useLab.getState().select(t),
       // Hovering a message highlights it here and in the space-time diagram.
-      focus: (id) => {
-        const s = useLab.getState();
-        if (s.focusMessage !== id) s.setFocusMessage(id);
-      },
+      focus: (id) => useLab.getState().setFocusMessage(id),
     });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
