@@ -26,14 +26,8 @@ export interface ParsedParams {
   readonly settings: RunSettings;
   /** One sentence per ignored parameter, for the user. */
   readonly problems: readonly string[];
-  /** A run opened from a share link (#run=…): the worker runs this scenario, and moves the cursor to `seekTo` (µs). */
-  readonly run?: BootRun;
-}
-
-/** A scenario to start the page with (from a share link), and where to put the time cursor. */
-export interface BootRun {
-  readonly scenario: Scenario;
-  readonly seekTo?: number;
+  /** A run opened from a share link (#run=…): the worker runs this scenario, with the cursor at its ui.at. */
+  readonly run?: Scenario;
 }
 
 const WHOLE = /^-?\d+$/;
@@ -177,8 +171,13 @@ export async function bootParams(search: string, hash: string): Promise<ParsedPa
       ],
     };
   }
-  const sc = link.scenario;
-  const seekTo = sc.ui?.at;
-  const settings = settingsFromScenario(sc, { speed: fromQuery.settings.speed, autoplay: seekTo === undefined });
-  return { settings, problems: [], run: seekTo === undefined ? { scenario: sc } : { scenario: sc, seekTo } };
+  return { settings: openedSettings(link.scenario, fromQuery.settings.speed), problems: [], run: link.scenario };
+}
+
+/**
+ * The page's settings for a run opened from a link or a file: a run with a cursor position
+ * (ui.at) opens paused there, so the shared moment is what is shown; without one it plays.
+ */
+export function openedSettings(sc: Scenario, speed: number): RunSettings {
+  return settingsFromScenario(sc, { speed, autoplay: sc.ui?.at === undefined });
 }

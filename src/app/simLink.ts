@@ -1,18 +1,15 @@
 /** Starts the simulation worker and connects it to the store. Returns a function that stops it. */
 import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
-import type { BootRun } from "./params";
+import type { Scenario } from "../core/scenario/schema";
 import { useLab } from "./store";
 
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
-export function startMessage(settings: RunSettings, run: BootRun | undefined): ToWorker {
-  if (run === undefined) return { type: "start", settings };
-  return run.seekTo === undefined
-    ? { type: "start", settings, scenario: run.scenario }
-    : { type: "start", settings, scenario: run.scenario, seekTo: run.seekTo };
+export function startMessage(settings: RunSettings, run: Scenario | undefined): ToWorker {
+  return run === undefined ? { type: "start", settings } : { type: "start", settings, scenario: run };
 }
 
 /** Starts the worker with page settings, or with a share link's run; returns a function that stops it. */
-export function connectSimulation(settings: RunSettings, notices: readonly string[], run?: BootRun): () => void {
+export function connectSimulation(settings: RunSettings, notices: readonly string[], run?: Scenario): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });

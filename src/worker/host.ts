@@ -76,7 +76,7 @@ export class SimHost {
     switch (msg.type) {
       case "start": {
         try {
-          this.start(msg.settings, msg.scenario, msg.seekTo);
+          this.start(msg.settings, msg.scenario, undefined);
         } catch (e) {
           // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings.
           if (this.timeline === null && msg.scenario !== undefined) this.start(msg.settings, undefined, undefined);

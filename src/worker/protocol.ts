@@ -55,10 +55,10 @@ export type ToWorker =
   /**
    * Builds a fresh simulation (replacing any previous one). With `scenario` (an imported
    * file or a share link) the scenario is the authority for every setting and brings the
-   * user's actions; `settings` then only says how it is shown (speed, autoplay). `seekTo`
-   * (µs) moves the cursor there once the run is built.
+   * user's actions, and its ui.at puts the cursor; `settings` then only says how it is shown
+   * (speed, autoplay).
    */
-  | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario; readonly seekTo?: number }
+  | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario }
   /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
   | { readonly type: "restart" }
   | { readonly type: "play" }

@@ -7,10 +7,9 @@
  */
 import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { DEFAULT_SPEED, type ExportKind } from "../../worker/protocol";
-import { settingsFromScenario } from "../../worker/settings";
 import { trapTab } from "../focusTrap";
 import { formatTime } from "../format";
-import { toSearch } from "../params";
+import { openedSettings, toSearch } from "../params";
 import { startMessage } from "../simLink";
 import { useLab } from "../store";
 import { downloadBlob, downloadText, safeFilename } from "./download";
@@ -198,11 +197,10 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   const replaceRun = async (r: Extract<DecodeResult, { ok: true }>): Promise<void> => {
     const sc = r.scenario;
     const st = useLab.getState();
-    const seekTo = sc.ui?.at;
-    const settings = settingsFromScenario(sc, { speed: st.view?.speed ?? st.settings?.speed ?? DEFAULT_SPEED, autoplay: seekTo === undefined });
+    const settings = openedSettings(sc, st.view?.speed ?? st.settings?.speed ?? DEFAULT_SPEED);
     const hash = await encodeRunHash(r.text);
     const started = runStarted(st.view?.runId ?? null);
-    st.send(startMessage(settings, seekTo === undefined ? { scenario: sc } : { scenario: sc, seekTo }));
+    st.send(startMessage(settings, sc));
     setConfirm(null);
     onClose();
     // The address names the new run only once the worker has taken it (it may refuse: then the error banner says why, and the old run and address stay).
