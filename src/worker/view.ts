@@ -4,9 +4,8 @@ import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import type { ClockState } from "../core/sim/clock";
 import type { Timeline } from "../core/replay/timeline";
-import { describeAction } from "../core/scenario/record";
 import type { Simulation } from "../core/sim/sim";
-import { describeCommand, describeMessage } from "./describe";
+import { describeAction, describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
 import {
   type CheckerView,
