@@ -23,7 +23,11 @@ export function formatExactDuration(us: number): string {
   return us % 1000 === 0 ? `${us / 1000}ms` : `${us}us`;
 }
 
-/** A simulator action as scenario actions (one, or two for a clock change that both drifts and jumps). */
+/**
+ * A simulator action as scenario actions: one, or two for a clock change that both drifts
+ * and jumps (the file has no such action; the two give the same clock, with one trace
+ * event more, so the dashboard, which never makes one, does not either).
+ */
 export function scenarioActionsOf(t: TimedAction): ScenarioActionInput[] {
   const at = formatExactDuration(t.at);
   const a = t.action;
