@@ -244,6 +244,7 @@ function main(argv: string[]): number {
         storageLog: r.storageLog,
         expectations: r.expectations,
         violations: r.violations,
+        boundsBroken: r.boundsBroken,
         actionFailures: r.actionFailures,
       })),
       violations,
@@ -269,6 +270,8 @@ function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
   for (const x of r.expectations) if (!x.ok || !quiet) console.log(`     ${x.ok ? "pass" : "FAIL"} ${x.description} (${x.detail})`);
   for (const v of r.violations)
     console.log(`     VIOLATION ${v.invariant} at ${formatMicros(v.time)} [${v.nodes.join(", ")}]: ${v.detail}`);
+  for (const b of r.boundsBroken)
+    console.log(`     bound broken (${b.bound}) at ${formatMicros(b.time)} [${b.nodes.join(", ")}]: ${b.detail}`);
   for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatMicros(f.time)} skipped: ${f.error}`);
   if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
 }

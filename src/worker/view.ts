@@ -245,6 +245,8 @@ const EXPLANATIONS: Record<Invariant, string> = {
     "With fencing off, the storage accepted a write from a holder whose lease had already passed to someone else: two holders' writes interleaved. Turn fencing on and the stale write is rejected.",
   "lease-keys": "A key attached to a lease outlived the lease.",
   "renewed-lease-kept": "A holder that renewed in time, on a network with no faults, still lost its lease.",
+  "lease-belief":
+    "A holder still believed, by its own clock, that it held a lease the service had already expired or given to someone else. Its writes would now race the new holder's; only fencing stops them.",
 };
 
 export function explain(invariant: string): string {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RaftNode } from "../../src/core/raft/node";
 import type { Disk } from "../../src/core/raft/server";
 import type { Entry } from "../../src/core/raft/types";
-import { type CheckerHost, Checkers, type Violation } from "../../src/core/sim/checkers";
+import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type Violation } from "../../src/core/sim/checkers";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { ALL_FAULTS } from "../../src/core/sim/nemesis";
 import { Simulation } from "../../src/core/sim/sim";
@@ -12,13 +12,22 @@ import type { TraceEvent } from "../../src/core/sim/trace";
 function harness() {
   const disks = new Map<string, Disk>();
   const found: Omit<Violation, "time" | "seed">[] = [];
-  const host: CheckerHost = {
+  const bounds: Omit<BoundBroken, "time">[] = [];
+  /** Every process's local clock reading, set by hand (default: virtual time). */
+  const clocks = new Map<string, number>();
+  const timings = new Map<string, HolderTiming>();
+  const host: CheckerHost & { now: number } = {
     seed: 1,
     now: 0,
+    nodeIds: ["n1", "n2", "n3"],
+    holderIds: ["h1", "h2"],
     diskOf: (id) => disks.get(id),
     stateOf: () => null,
     isUp: () => true,
+    localNow: (id) => clocks.get(id) ?? host.now,
+    holderTiming: (id) => timings.get(id) ?? null,
     report: (v) => found.push(v),
+    boundBroken: (b) => bounds.push(b),
   };
   const c = new Checkers(host);
   let n = 0;
@@ -34,7 +43,7 @@ function harness() {
     disks.set(node, disk);
     feed({ kind: "log", proc: node, truncatedFrom: 1, from: 1, lastIndex: log.length, lastTerm: terms[terms.length - 1] ?? 0 });
   };
-  return { c, found, feed, setLog, disks };
+  return { c, found, bounds, feed, setLog, disks, host, clocks, timings };
 }
 
 describe("checkers detect each violation", () => {
@@ -186,6 +195,92 @@ describe("lease checkers", () => {
     g.feed(lease("n1", "grant", "lock", "h1", 5));
     g.feed(lease("n1", "expire", "lock", "h1", 5));
     expect(g.found).toEqual([]);
+  });
+});
+
+describe("lease-belief: no holder believes in a lease the service has ended", () => {
+  const TTL_MS = 2000;
+  const MARGIN_PPM = 20_000;
+  /**
+   * h1 sends a grant request at virtual 1 s (its clock and every node's read the same), is
+   * granted token 5 and times its lease from that send: deadline 1 s + 2 s x 0.98 = 2.96 s.
+   */
+  function holding() {
+    const h = harness();
+    h.host.now = 1_000_000;
+    h.feed({
+      kind: "send",
+      id: 1,
+      from: "h1",
+      to: "n1",
+      deliverAt: 0,
+      dup: false,
+      msg: { type: "ClientWrite", clientId: "h1.1", seq: 1, op: { type: "grant", name: "lock", holder: "h1", ttlMs: TTL_MS } },
+    });
+    h.host.now = 1_010_000;
+    h.feed({ kind: "lease", proc: "n1", op: "grant", name: "lock", holder: "h1", token: 5, index: 5 });
+    h.timings.set("h1", { sentAtUs: 1_000_000, ttlMs: TTL_MS, driftMarginPpm: MARGIN_PPM });
+    h.feed({ kind: "holder", proc: "h1", state: "holding.waiting", leaseName: "lock", token: 5, deadlineUs: 2_960_000, event: "granted" });
+    h.feed({ kind: "lease", proc: "n1", op: "expiring", name: "lock", holder: "h1", token: 5 });
+    return h;
+  }
+
+  it("an expiry applied while the holder's own deadline is ahead, with clocks in bounds, is a violation", () => {
+    const h = holding();
+    h.host.now = 1_500_000;
+    h.feed({ kind: "lease", proc: "n1", op: "expire", name: "lock", holder: "h1", token: 5, index: 20 });
+    expect(h.found.map((v) => v.invariant)).toContain("lease-belief");
+    expect(h.found.find((v) => v.invariant === "lease-belief")?.detail).toMatch(
+      /h1 believes it holds lock \(token 5\) for 1460\.0 ms more/,
+    );
+    expect(h.bounds).toEqual([]);
+  });
+
+  it("the same, when the deciding leader's clock ran faster than the holders' margin, is a broken clock bound, not a violation", () => {
+    const h = holding();
+    h.host.now = 2_500_000;
+    // n1's clock gained 1.2 s in 1.5 s of real time: 80 % fast.
+    h.clocks.set("n1", 3_700_000);
+    h.feed({ kind: "lease", proc: "n1", op: "expire", name: "lock", holder: "h1", token: 5, index: 20 });
+    expect(h.found.filter((v) => v.invariant === "lease-belief")).toEqual([]);
+    expect(h.bounds).toHaveLength(1);
+    expect(h.bounds[0]?.detail).toMatch(/n1's clock ran 80 % fast against h1's .*the holders assume at most 2 %/);
+  });
+
+  it("a grant to another holder while h1 still believes is a violation; nothing once h1's deadline has passed or it left holding", () => {
+    const h = holding();
+    h.host.now = 1_500_000;
+    h.feed({ kind: "lease", proc: "n2", op: "grant", name: "lock", holder: "h2", token: 9, index: 9 });
+    expect(h.found.map((v) => v.invariant)).toContain("lease-belief");
+
+    // A node catching up applies history: an old grant it replays is no news to anyone.
+    const replay = holding();
+    replay.host.now = 1_500_000;
+    replay.feed({ kind: "lease", proc: "n3", op: "grant", name: "lock", holder: "h2", token: 3, index: 3 });
+    expect(replay.found.filter((v) => v.invariant === "lease-belief")).toEqual([]);
+
+    const late = holding();
+    late.host.now = 3_000_000;
+    late.feed({ kind: "lease", proc: "n1", op: "expire", name: "lock", holder: "h1", token: 5, index: 20 });
+    expect(late.found.filter((v) => v.invariant === "lease-belief")).toEqual([]);
+
+    const left = holding();
+    left.feed({ kind: "holder", proc: "h1", state: "jeopardy", leaseName: "lock", token: 5, deadlineUs: 2_960_000, event: "x" });
+    left.host.now = 1_500_000;
+    left.feed({ kind: "lease", proc: "n1", op: "expire", name: "lock", holder: "h1", token: 5, index: 20 });
+    expect(left.found.filter((v) => v.invariant === "lease-belief")).toEqual([]);
+  });
+
+  it("a holder's crash ends its belief, and is not a fault of the run: other holders' leases must still be kept", () => {
+    const h = holding();
+    h.feed({ kind: "crash", proc: "h1" });
+    h.host.now = 1_500_000;
+    h.feed({ kind: "lease", proc: "n1", op: "expire", name: "lock", holder: "h1", token: 5, index: 20 });
+    expect(h.found).toEqual([]);
+    // h2's lease, on the same run, still counts.
+    h.feed({ kind: "lease", proc: "n1", op: "grant", name: "other", holder: "h2", token: 12 });
+    h.feed({ kind: "lease", proc: "n1", op: "expire", name: "other", holder: "h2", token: 12 });
+    expect(h.found.map((v) => v.invariant)).toEqual(["renewed-lease-kept"]);
   });
 });
 

@@ -134,6 +134,7 @@ export const LEASE_INVARIANTS: ReadonlySet<string> = new Set([
   "storage-corruption",
   "lease-keys",
   "renewed-lease-kept",
+  "lease-belief",
 ]);
 
 export function groupCheckers(checkers: readonly CheckerView[]): { raft: CheckerView[]; lease: CheckerView[] } {

@@ -216,6 +216,13 @@ export class LeaseHolder implements ProcessLogic {
   get context(): HolderContext | null {
     return this.st.machine?.context ?? null;
   }
+  /** How it times the lease it believes it holds (for the checkers), or null when it holds none. */
+  get timing(): { readonly sentAtUs: number; readonly ttlMs: number; readonly driftMarginPpm: number } | null {
+    const c = this.st.machine?.context;
+    if (c === undefined || c.token === null || c.nominalEndUs === null) return null;
+    // leaseTimes: nominalEnd = sentAt + ttl.
+    return { sentAtUs: c.nominalEndUs - Math.round(c.ttlMs * 1000), ttlMs: c.ttlMs, driftMarginPpm: c.cfg.driftMarginPpm };
+  }
   get timers(): readonly HolderTimer[] {
     return this.st.timers;
   }

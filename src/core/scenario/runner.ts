@@ -3,7 +3,7 @@
  * checks its expectations at their times. The CLI, the tests and the UI share it.
  */
 import { applyActionsTo } from "../replay/timeline";
-import type { Violation } from "../sim/checkers";
+import type { BoundBroken, Violation } from "../sim/checkers";
 import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
 import type { NemesisConfig } from "../sim/nemesis";
 import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
@@ -65,6 +65,8 @@ export interface RunResult {
   readonly traceHash: string;
   readonly events: number;
   readonly violations: readonly Violation[];
+  /** Assumptions the run broke (e.g. a clock faster than the holders' drift margin): reported, not violations. */
+  readonly boundsBroken: readonly BoundBroken[];
   readonly expectations: readonly ExpectationResult[];
   readonly actionFailures: readonly ActionFailure[];
   readonly leader: string | null;
@@ -195,6 +197,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     traceHash: sim.traceHash,
     events: sim.eventsProcessed,
     violations: sim.violations,
+    boundsBroken: sim.boundsBroken,
     expectations: results,
     actionFailures: sim.actionFailures,
     leader: sim.leader(),

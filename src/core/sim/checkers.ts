@@ -36,20 +36,68 @@ export const INVARIANTS = {
     "With fencing off, storage accepted a write from a holder whose lease had been superseded (two holders' writes interleaved)",
   "lease-keys": "Keys attached to a lease never outlive it in the committed state",
   "renewed-lease-kept": "A holder that renews in time on a fault-free network never loses its lease",
+  "lease-belief":
+    "No holder believes it holds a lease (its own deadline still ahead) once the service has applied that lease as expired or given to another holder",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
 
+/**
+ * Not a violation: a run broke an assumption the protocol is entitled to make (today: the
+ * clock-rate bound the holders' drift margin covers). The run goes on; the finding says so.
+ */
+export interface BoundBroken {
+  readonly bound: "clock-rate";
+  readonly time: number;
+  readonly nodes: readonly ProcId[];
+  readonly detail: string;
+}
+
+/** How a holder times the lease it believes it holds (its own clock, µs). */
+export interface HolderTiming {
+  /** When the request (grant or refresh) the holder times its lease from was sent. */
+  readonly sentAtUs: number;
+  readonly ttlMs: number;
+  /** The clock drift the holder allows for (its deadline is sentAt + ttl x (1 - margin)). */
+  readonly driftMarginPpm: number;
+}
+
 export interface CheckerHost {
   readonly seed: number;
   readonly now: number;
+  /** The Raft nodes, in a fixed order. */
+  readonly nodeIds: readonly NodeId[];
+  readonly holderIds: readonly ProcId[];
   diskOf(id: ProcId): Disk | undefined;
   /** The node's applied state machine (null while crashed). */
   stateOf(id: ProcId): CoreStateMachine | null;
   /** Whether a process is running (up or paused), for "it did nothing wrong" checks. */
   isUp(id: ProcId): boolean;
+  /** The process's local clock reading now (µs). */
+  localNow(id: ProcId): number;
+  /** The lease timing of a holder that believes it holds one; null otherwise. */
+  holderTiming(id: ProcId): HolderTiming | null;
   report(v: Omit<Violation, "time" | "seed">): void;
+  /** A broken assumption (not a protocol violation): recorded, and the run goes on. */
+  boundBroken(b: Omit<BoundBroken, "time">): void;
 }
+
+/** What a holder believes: it holds `name` with `token` until its own deadline (local µs). */
+interface Belief {
+  readonly name: string;
+  readonly token: number;
+  readonly deadlineUs: number;
+}
+
+/** A holder's lease request as it left: its local time, the virtual time, and every node's clock then. */
+interface SendMark {
+  readonly local: number;
+  readonly t: number;
+  readonly nodes: readonly number[];
+}
+
+/** Requests remembered per holder, to find the one a belief is timed from. */
+const SEND_MARKS_LIMIT = 64;
 
 const digests = new WeakMap<Entry, number>();
 
@@ -95,6 +143,20 @@ interface CheckerState {
   faultFree: boolean;
   /** Expiries already judged by renewed-lease-kept ("name#token"). */
   expiredSeen: Set<string>;
+  /** Holders that crashed and have not held a lease since: their old lease may expire (not a fault of the run). */
+  crashedHolders: Set<ProcId>;
+  /** Per holder: the lease it believes it holds, while its statechart is in holding. */
+  beliefs: Map<ProcId, Belief>;
+  /** Per holder: its recent grant and refresh requests (each array is never changed in place). */
+  sendMarks: Map<ProcId, readonly SendMark[]>;
+  /** Per lease name: the leader that last decided to expire it (proposed an Expire). */
+  expiryDecidedBy: Map<string, NodeId>;
+  /**
+   * The highest log index whose lease command some node has applied. A node catching up
+   * (or replaying its log after a restart) applies history: only the first application of
+   * an index is news to the holders.
+   */
+  leaseIndexApplied: number;
 }
 
 export class Checkers {
@@ -111,6 +173,11 @@ export class Checkers {
       storageMax: new Map(),
       faultFree: faultFreeAtStart,
       expiredSeen: new Set(),
+      crashedHolders: new Set(),
+      beliefs: new Map(),
+      sendMarks: new Map(),
+      expiryDecidedBy: new Map(),
+      leaseIndexApplied: 0,
       leaders: new Map(),
       ph: new Map(),
       seen: new CowArray(),
@@ -140,6 +207,11 @@ export class Checkers {
       storageMax: new Map(s.storageMax),
       faultFree: s.faultFree,
       expiredSeen: new Set(s.expiredSeen),
+      crashedHolders: new Set(s.crashedHolders),
+      beliefs: new Map(s.beliefs),
+      sendMarks: new Map(s.sendMarks),
+      expiryDecidedBy: new Map(s.expiryDecidedBy),
+      leaseIndexApplied: s.leaseIndexApplied,
     });
   }
 
@@ -174,6 +246,14 @@ export class Checkers {
         return;
       case "crash":
         this.s.commit.delete(e.proc);
+        if (this.host.holderIds.includes(e.proc)) {
+          this.s.beliefs.delete(e.proc);
+          // A holder's crash is not a fault of the service: the lease it held may expire,
+          // and every other holder must still keep theirs (renewed-lease-kept goes on).
+          this.s.crashedHolders.add(e.proc);
+          this.s.sendMarks.delete(e.proc);
+          return;
+        }
         this.s.faultFree = false;
         // Its state machine is rebuilt from the log on restart: forget what it had applied.
         for (const k of [...this.s.leaseHeld.keys()]) if (k.startsWith(`${e.proc}/`)) this.s.leaseHeld.delete(k);
@@ -197,8 +277,12 @@ export class Checkers {
       case "storage":
         this.onStorage(e.proc, e);
         return;
+      case "holder":
+        this.onHolder(e.proc, e);
+        return;
       case "send":
         this.onSend(e.from, e.to, e);
+        if (e.msg.type === "LeaseRefresh" || (e.msg.type === "ClientWrite" && e.msg.op.type === "grant")) this.markSend(e.from);
         return;
       case "client":
         if (e.phase === "ok" && e.op.type !== "get" && !this.isCommitted(e.clientId, e.seq)) {
@@ -216,6 +300,8 @@ export class Checkers {
 
   private onLease(node: NodeId, e: TraceEvent & { kind: "lease" }): void {
     const key = `${node}/${e.name}`;
+    const news = e.index !== undefined && e.index > this.s.leaseIndexApplied;
+    if (news) this.s.leaseIndexApplied = e.index as number;
     switch (e.op) {
       case "grant": {
         if (e.holder === null) return;
@@ -237,8 +323,12 @@ export class Checkers {
         }
         this.s.lastToken.set(key, Math.max(last, e.token));
         this.s.leaseHeld.set(key, { holder: e.holder, token: e.token });
+        if (news) this.checkBeliefs(node, e.name, (_b, h) => h !== e.holder, `was granted to ${e.holder} (token ${e.token})`);
         return;
       }
+      case "expiring":
+        this.s.expiryDecidedBy.set(e.name, node);
+        return;
       case "revoke":
       case "expire": {
         const held = this.s.leaseHeld.get(key) ?? null;
@@ -251,7 +341,11 @@ export class Checkers {
             detail: `after ${e.name} ended on ${node}, its key(s) ${dangling.join(", ")} are still there`,
           });
         }
-        if (e.op === "expire") this.onExpire(node, e.name, e.holder, e.token);
+        if (e.op === "expire") {
+          this.onExpire(node, e.name, e.holder, e.token);
+          const token = e.token;
+          if (news) this.checkBeliefs(node, e.name, (b) => b.token === token, `expired (token ${token})`);
+        }
         return;
       }
       default:
@@ -263,13 +357,90 @@ export class Checkers {
     const id = `${name}#${token}`;
     if (this.s.expiredSeen.has(id)) return;
     this.s.expiredSeen.add(id);
-    if (this.s.faultFree && holder !== null && this.host.isUp(holder)) {
+    if (this.s.faultFree && holder !== null && this.host.isUp(holder) && !this.s.crashedHolders.has(holder)) {
       this.host.report({
         invariant: "renewed-lease-kept",
         nodes: [node, holder],
         detail: `${holder}'s lease ${name} (token ${token}) expired although nothing went wrong: it was running and the network was healthy`,
       });
     }
+  }
+
+  private onHolder(holder: ProcId, e: TraceEvent & { kind: "holder" }): void {
+    if (e.state.startsWith("holding") && e.token !== null && e.deadlineUs !== null) {
+      this.s.beliefs.set(holder, { name: e.leaseName, token: e.token, deadlineUs: e.deadlineUs });
+      this.s.crashedHolders.delete(holder);
+    } else {
+      this.s.beliefs.delete(holder);
+    }
+  }
+
+  private markSend(holder: ProcId): void {
+    const local = this.host.localNow(holder);
+    const marks = this.s.sendMarks.get(holder) ?? [];
+    const last = marks[marks.length - 1];
+    if (last !== undefined && last.local === local) return;
+    const mark: SendMark = { local, t: this.host.now, nodes: this.host.nodeIds.map((id) => this.host.localNow(id)) };
+    const kept = marks.length >= SEND_MARKS_LIMIT ? marks.slice(marks.length - SEND_MARKS_LIMIT + 1) : marks;
+    this.s.sendMarks.set(holder, [...kept, mark]);
+  }
+
+  /**
+   * The lease `name` just ended or changed hands on `node` (`what`). Every holder that
+   * still believes it holds it, by its own clock, is either a protocol bug (a violation) or
+   * a clock that broke the bound the holders' drift margin covers (a broken bound).
+   */
+  private checkBeliefs(node: NodeId, name: string, affected: (b: Belief, holder: ProcId) => boolean, what: string): void {
+    for (const [holder, b] of this.s.beliefs) {
+      if (b.name !== name || !affected(b, holder)) continue;
+      const local = this.host.localNow(holder);
+      if (local >= b.deadlineUs) continue;
+      // Judged once per belief.
+      this.s.beliefs.delete(holder);
+      const leftMs = ((b.deadlineUs - local) / 1000).toFixed(1);
+      const decider = this.s.expiryDecidedBy.get(name) ?? node;
+      const clock = this.clockExcuse(holder, decider);
+      if (clock !== null) {
+        this.host.boundBroken({
+          bound: "clock-rate",
+          nodes: [decider, holder],
+          detail: `${holder} still believed it held ${name} (token ${b.token}, ${leftMs} ms left on its clock) when it ${what} on ${node}, because ${clock}`,
+        });
+        continue;
+      }
+      this.host.report({
+        invariant: "lease-belief",
+        nodes: [node, holder],
+        detail: `${holder} believes it holds ${name} (token ${b.token}) for ${leftMs} ms more on its own clock, but ${name} ${what} on ${node}`,
+      });
+    }
+  }
+
+  /**
+   * Whether clock rates explain a holder's late belief: since the holder sent the request
+   * it times its lease from, has the leader that decided the expiry seen more time pass
+   * than the holder's drift margin allows for? (If not, no clock excuses it.)
+   */
+  private clockExcuse(holder: ProcId, leader: NodeId): string | null {
+    const timing = this.host.holderTiming(holder);
+    const marks = this.s.sendMarks.get(holder);
+    const li = this.host.nodeIds.indexOf(leader);
+    if (timing === null || marks === undefined || li < 0) return null;
+    const mark = marks.find((m) => m.local === timing.sentAtUs);
+    if (mark === undefined) return null;
+    const holderUs = this.host.localNow(holder) - mark.local;
+    const leaderUs = this.host.localNow(leader) - (mark.nodes[li] as number);
+    const margin = timing.driftMarginPpm / 1e6;
+    // The leader timed at least the TTL from after the send; the holder's deadline is
+    // ttl x (1 - margin) from the send. Both can only hold if the leader's clock gained.
+    if (leaderUs * (1 - margin) <= holderUs) return null;
+    const fastPct = holderUs <= 0 ? Number.POSITIVE_INFINITY : (leaderUs / holderUs - 1) * 100;
+    const realUs = this.host.now - mark.t;
+    const rate =
+      holderUs <= 0
+        ? `${holder}'s clock went back`
+        : `${leader}'s clock ran ${fastPct.toFixed(0)} % fast against ${holder}'s (${(leaderUs / 1e6).toFixed(2)} s against ${(holderUs / 1e6).toFixed(2)} s in ${(realUs / 1e6).toFixed(2)} s of real time)`;
+    return `${rate}; the holders assume at most ${(margin * 100).toFixed(margin * 100 < 1 ? 1 : 0)} %`;
   }
 
   private onStorage(storage: ProcId, e: TraceEvent & { kind: "storage" }): void {

@@ -10,7 +10,7 @@ import { FencedStorage } from "../storage/storage";
 import type { CoreStateMachine } from "../kv/statemachine";
 import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
-import { type CheckerHost, Checkers, type Violation } from "./checkers";
+import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
 import { clientIds, configProblems, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
@@ -120,6 +120,7 @@ export interface SimSnapshot {
   readonly hash: [number, number];
   readonly checkers: Checkers | null;
   readonly violations: readonly Violation[];
+  readonly boundsBroken: readonly BoundBroken[];
   readonly actionFailures: readonly ActionFailure[];
   readonly halted: boolean;
 }
@@ -155,6 +156,7 @@ export class Simulation implements CheckerHost {
   private hasher = new TraceHasher();
   private checkers: Checkers | null;
   private _violations: Violation[] = [];
+  private _boundsBroken: BoundBroken[] = [];
   private _halted = false;
   private _actionFailures: ActionFailure[] = [];
   private listeners: TraceListener[] = [];
@@ -246,6 +248,10 @@ export class Simulation implements CheckerHost {
   get violations(): readonly Violation[] {
     return this._violations;
   }
+  /** Assumptions the run broke (not violations: the protocol is entitled to them), e.g. a clock faster than the holders allow for. */
+  get boundsBroken(): readonly BoundBroken[] {
+    return this._boundsBroken;
+  }
   /** Scheduled actions that could not run, and why. */
   get actionFailures(): readonly ActionFailure[] {
     return this._actionFailures;
@@ -303,6 +309,13 @@ export class Simulation implements CheckerHost {
   }
   clockOf(id: ProcId): ClockState {
     return this.proc(id).clock;
+  }
+  localNow(id: ProcId): number {
+    return localTime(this.proc(id).clock, this._now);
+  }
+  holderTiming(id: ProcId): HolderTiming | null {
+    const l = this.procs.get(id)?.logic;
+    return l instanceof LeaseHolder ? l.timing : null;
   }
   /** The up node that leads the highest term, if any. */
   leader(): NodeId | null {
@@ -479,6 +492,7 @@ export class Simulation implements CheckerHost {
       hash: this.hasher.state(),
       checkers: this.checkers?.clone(this) ?? null,
       violations: this._violations.slice(),
+      boundsBroken: this._boundsBroken.slice(),
       actionFailures: this._actionFailures.slice(),
       halted: this._halted,
     };
@@ -500,6 +514,7 @@ export class Simulation implements CheckerHost {
     this.hasher = new TraceHasher(s.hash[0], s.hash[1]);
     this.checkers = s.checkers?.clone(this) ?? null;
     this._violations = s.violations.slice();
+    this._boundsBroken = s.boundsBroken.slice();
     this._actionFailures = s.actionFailures.slice();
     this._halted = s.halted;
   }
@@ -511,6 +526,11 @@ export class Simulation implements CheckerHost {
     this._violations.push(full);
     this.emit({ kind: "violation", invariant: v.invariant, nodes: v.nodes, detail: v.detail });
     if (this.config.stopOnViolation) this._halted = true;
+  }
+
+  boundBroken(b: Omit<BoundBroken, "time">): void {
+    this._boundsBroken.push({ ...b, time: this._now });
+    this.emit({ kind: "note", text: `bound broken (${b.bound}): ${b.detail}` });
   }
 
   // ---- internals -----------------------------------------------------------------
