@@ -243,6 +243,12 @@ function describeLease(e: Extract<TraceEvent, { kind: "lease" }>): Described | n
       return { category: "lease", text: `${who} released lease ${e.name} (token ${e.token})`, procs };
     case "expire":
       return { category: "lease", text: `lease ${e.name} of ${who} (token ${e.token}) expired`, procs };
+    case "expire-skipped":
+      return {
+        category: "lease",
+        text: `${e.proc} skipped the expiry of lease ${e.name} (token ${e.token}): ${skipReason(e.reason, who)}`,
+        procs,
+      };
     case "free":
       return { category: "lease", text: `lease ${e.name} is free again after its lock-delay`, procs: [e.proc] };
     case "refresh":
@@ -260,6 +266,20 @@ function describeLease(e: Extract<TraceEvent, { kind: "lease" }>): Described | n
     case "checkpoint":
     case "timed":
       return null;
+  }
+}
+
+/** Why an Expire was applied as a no-op (a compare-and-expire that found the lease changed). */
+function skipReason(reason: string | undefined, holder: string): string {
+  switch (reason) {
+    case "granted-again":
+      return `${holder} was granted it again after the leader decided, so it holds it for a full TTL`;
+    case "granted-to-another":
+      return `it already belongs to ${holder} under a newer token`;
+    case "already-ended":
+      return "it had already ended";
+    default:
+      return reason ?? "the lease changed";
   }
 }
 

@@ -283,6 +283,7 @@ export class Journal {
       case "deny":
       case "revoke":
       case "expire":
+      case "expire-skipped":
       case "free":
       case "checkpoint": {
         const key = `${e.op}:${e.name}:${e.index ?? e.token}`;

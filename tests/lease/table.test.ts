@@ -25,11 +25,11 @@ describe("lease table (the replicated lease state)", () => {
   it("counts transitions only when the holder changes (Kubernetes leaseTransitions)", () => {
     const t = LeaseTable.empty(settings);
     t.applyClient(grant("lock", "h1"), 1);
-    t.applySystem({ type: "expire", name: "lock", token: 1 });
+    t.applySystem({ type: "expire", name: "lock", token: 1, grantIndex: 1 });
     expect(t.applyClient(grant("lock", "h1"), 2).result).toMatchObject({ token: 2, transitions: 0 });
     t.applyClient({ type: "revoke", name: "lock", holder: "h1", token: 2 }, 3);
     expect(t.applyClient(grant("lock", "h2"), 4).result).toMatchObject({ token: 4, transitions: 1 });
-    t.applySystem({ type: "expire", name: "lock", token: 4 });
+    t.applySystem({ type: "expire", name: "lock", token: 4, grantIndex: 4 });
     expect(t.applyClient(grant("lock", "h1"), 5).result).toMatchObject({ token: 5, transitions: 2 });
   });
 
@@ -38,8 +38,39 @@ describe("lease table (the replicated lease state)", () => {
     t.applyClient(grant("lock", "h1"), 1);
     t.applyClient({ type: "revoke", name: "lock", holder: "h1", token: 1 }, 2);
     t.applyClient(grant("lock", "h2"), 3);
-    expect(t.applySystem({ type: "expire", name: "lock", token: 1 }).event).toBeNull();
+    expect(t.applySystem({ type: "expire", name: "lock", token: 1, grantIndex: 1 }).event).toMatchObject({
+      op: "expire-skipped",
+      reason: "granted-to-another",
+    });
     expect(t.info("lock")).toMatchObject({ state: "held", holder: "h2", token: 3 });
+  });
+
+  it("compare-and-expire: an Expire decided before the holder's repeated grant is skipped (the re-grant race)", () => {
+    const t = LeaseTable.empty(settings);
+    t.applyClient(grant("lock", "h1"), 2);
+    // h1 restarts and asks again; the leader, meanwhile, decides the old holding ran out.
+    const again = t.applyClient(grant("lock", "h1"), 12);
+    expect(again.result).toMatchObject({ kind: "granted", token: 2, ttlMs: 2000 });
+    expect(again.event).toMatchObject({ op: "grant", token: 2, grantIndex: 12 });
+    // The Expire names the holding it timed (grantIndex 2), which no longer exists.
+    const skipped = t.applySystem({ type: "expire", name: "lock", token: 2, grantIndex: 2 });
+    expect(skipped.event).toMatchObject({ op: "expire-skipped", holder: "h1", token: 2, reason: "granted-again" });
+    expect(skipped.deleteKeys).toEqual([]);
+    expect(t.info("lock")).toMatchObject({ state: "held", holder: "h1", token: 2, grantIndex: 12 });
+    // An Expire for the holding as it now stands applies.
+    expect(t.applySystem({ type: "expire", name: "lock", token: 2, grantIndex: 12 }).event).toMatchObject({ op: "expire" });
+    expect(t.isHeld("lock")).toBe(false);
+  });
+
+  it("an Expire for a lease that already ended is a visible no-op", () => {
+    const t = LeaseTable.empty(settings);
+    t.applyClient(grant("lock", "h1"), 1);
+    t.applyClient({ type: "revoke", name: "lock", holder: "h1", token: 1 }, 2);
+    expect(t.applySystem({ type: "expire", name: "lock", token: 1, grantIndex: 1 }).event).toMatchObject({
+      op: "expire-skipped",
+      reason: "already-ended",
+    });
+    expect(t.applySystem({ type: "expire", name: "nothing", token: 1, grantIndex: 1 }).event).toMatchObject({ op: "expire-skipped" });
   });
 
   it("revoke only by the holder of the current grant", () => {
@@ -60,7 +91,7 @@ describe("lease table (the replicated lease state)", () => {
   it("lock-delay: after an expiry nobody gets the name until the leader frees it; a release frees at once", () => {
     const t = LeaseTable.empty({ ...settings, lockDelayMs: 1000 });
     t.applyClient(grant("lock", "h1"), 1);
-    t.applySystem({ type: "expire", name: "lock", token: 1 });
+    t.applySystem({ type: "expire", name: "lock", token: 1, grantIndex: 1 });
     expect(t.applyClient(grant("lock", "h2"), 2).result).toMatchObject({ kind: "denied", reason: "lock-delay" });
     t.applySystem({ type: "free", name: "lock" });
     expect(t.applyClient(grant("lock", "h2"), 3).result).toMatchObject({ kind: "granted", token: 3 });
@@ -99,7 +130,7 @@ describe("core state machine: keys attached to leases", () => {
     expect(sm.apply("h1.1", 2, { type: "put", key: "/servers/1", value: "h1", lease: "lock" }, 2)).toMatchObject({ kind: "applied" });
     sm.apply("c1.1", 1, { type: "put", key: "plain", value: "x" }, 3);
     expect(sm.get("/servers/1")).toBe("h1");
-    const effect = sm.applySystem({ type: "expire", name: "lock", token: 1 });
+    const effect = sm.applySystem({ type: "expire", name: "lock", token: 1, grantIndex: 1 });
     expect(effect.deleteKeys).toEqual(["/servers/1"]);
     expect(sm.get("/servers/1")).toBeNull();
     expect(sm.get("plain")).toBe("x");

@@ -22,7 +22,7 @@ describe("the leader's lease tracker", () => {
     expect(events).toEqual([{ op: "timed", name: "lock", holder: "h1", token: 1, expiresAtUs: 2000 * ms, ttlMs: 2000 }]);
     expect(tracker.due(1900 * ms, true, [])).toEqual([]);
     const out: TrackerEvent[] = [];
-    expect(tracker.due(2000 * ms, true, out)).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(tracker.due(2000 * ms, true, out)).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 1 }]);
     expect(out.map((e) => e.op)).toEqual(["expiring"]);
     // Proposed once only.
     expect(tracker.due(2200 * ms, true, [])).toEqual([]);
@@ -41,7 +41,7 @@ describe("the leader's lease tracker", () => {
     expect(tracker.refresh(1500 * ms, "lock", "h1", 1, false, [])).toEqual({ ok: true, ttlMs: 2000 });
     expect(tracker.due(2100 * ms, true, [])).toEqual([]);
     expect(tracker.remainingMs(2100 * ms, "lock")).toBe(1400);
-    expect(tracker.due(3500 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(tracker.due(3500 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 1 }]);
     expect(tracker.refresh(3501 * ms, "lock", "h1", 1, false, [])).toEqual({ ok: false, reason: "expired" });
   });
 
@@ -55,13 +55,13 @@ describe("the leader's lease tracker", () => {
   it("never expires anything while it has not heard from a majority (etcd 15247)", () => {
     const { tracker } = leaderWithLease(base);
     expect(tracker.due(5000 * ms, false, [])).toEqual([]);
-    expect(tracker.due(5100 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(tracker.due(5100 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 1 }]);
   });
 
   it("Consul-style slack: the leader waits ttl x factor before expiring", () => {
     const { tracker } = leaderWithLease({ ...base, expirySlackFactor: 2 });
     expect(tracker.due(3900 * ms, true, [])).toEqual([]);
-    expect(tracker.due(4000 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(tracker.due(4000 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 1 }]);
   });
 
   it("a new leader gives every lease a full TTL again plus the extension (so elections can keep a lease alive)", () => {
@@ -72,7 +72,7 @@ describe("the leader's lease tracker", () => {
       { op: "extended", name: "lock", holder: "h1", token: 1, expiresAtUs: (10_000 + 300 + 2000) * ms, ttlMs: 2000 },
     ]);
     expect(next.due(12_200 * ms, true, [])).toEqual([]);
-    expect(next.due(12_300 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1 }]);
+    expect(next.due(12_300 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 1 }]);
   });
 
   it("with checkpointing, a new leader starts from the checkpointed remaining TTL", () => {
@@ -100,6 +100,27 @@ describe("the leader's lease tracker", () => {
     const { tracker } = leaderWithLease({ ...base, poolDenyRenewalsWhenFull: true });
     expect(tracker.refresh(10, "lock", "h1", 1, true, [])).toEqual({ ok: false, reason: "pool-short" });
     expect(tracker.refresh(10, "lock", "h1", 1, false, [])).toMatchObject({ ok: true });
+  });
+
+  it("a repeated grant applied while an Expire is on its way restarts the clock; the Expire is skipped and nothing more is proposed", () => {
+    const { table, tracker } = leaderWithLease(base);
+    const [expire] = tracker.due(2000 * ms, true, []);
+    expect(expire).toEqual({ type: "expire", name: "lock", token: 1, grantIndex: 1 });
+    if (expire === undefined) throw new Error("expected an expire");
+    // h1 restarted; its new grant request was proposed before the Expire and is applied first.
+    const events: TrackerEvent[] = [];
+    tracker.onApplied(2010 * ms, table.applyClient({ type: "grant", name: "lock", holder: "h1", ttlMs: 2000 }, 12), events);
+    expect(events).toEqual([{ op: "timed", name: "lock", holder: "h1", token: 1, expiresAtUs: 4010 * ms, ttlMs: 2000 }]);
+    // The lease is no longer expiring: h1 may refresh it.
+    expect(tracker.refresh(2020 * ms, "lock", "h1", 1, false, [])).toMatchObject({ ok: true });
+    const skipped = table.applySystem(expire);
+    expect(skipped.event?.op).toBe("expire-skipped");
+    tracker.onApplied(2030 * ms, skipped, []);
+    expect(table.isHeld("lock")).toBe(true);
+    expect(tracker.remainingMs(2030 * ms, "lock")).toBe(1990);
+    // Only the refreshed holding's own end brings the next Expire, naming the new grant.
+    expect(tracker.due(4000 * ms, true, [])).toEqual([]);
+    expect(tracker.due(4100 * ms, true, [])).toEqual([{ type: "expire", name: "lock", token: 1, grantIndex: 12 }]);
   });
 
   it("is idle (no timer) when it tracks nothing", () => {

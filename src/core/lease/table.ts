@@ -10,6 +10,11 @@ interface LeaseRecord {
   state: "held" | "delayed" | "free";
   holder: string | null;
   token: number;
+  /**
+   * Log index of the grant the current holding dates from: the first grant (the token) or
+   * the holder's latest repeated grant. An Expire names it, and is applied only if it still matches.
+   */
+  grantIndex: number;
   ttlMs: number;
   transitions: number;
   keys: string[];
@@ -23,10 +28,12 @@ export interface LeaseEffect {
   readonly deleteKeys: readonly string[];
   /** For the trace: what happened. */
   readonly event: {
-    readonly op: "grant" | "deny" | "revoke" | "expire" | "free" | "checkpoint";
+    readonly op: "grant" | "deny" | "revoke" | "expire" | "expire-skipped" | "free" | "checkpoint";
     readonly name: string;
     readonly holder: string | null;
     readonly token: number;
+    /** Grant: the log index this holding now dates from (the token, or a repeated grant's index). */
+    readonly grantIndex?: number;
     readonly ttlMs?: number;
     readonly transitions?: number;
     readonly reason?: string;
@@ -85,8 +92,17 @@ export class LeaseTable {
     switch (op.type) {
       case "expire": {
         const r = this.leases[op.name];
-        // The token must match: a lease re-granted since the leader decided is not touched.
-        if (r === undefined || r.state !== "held" || r.token !== op.token) return NOTHING;
+        // Compare-and-expire: only the holding the leader decided to end. A lease ended,
+        // re-granted, or granted again to its holder (a retried or restarted request,
+        // answered with a full TTL) since the decision is not touched.
+        const skip = (reason: string): LeaseEffect => ({
+          result: null,
+          deleteKeys: [],
+          event: { op: "expire-skipped", name: op.name, holder: r?.holder ?? null, token: op.token, reason },
+        });
+        if (r === undefined || r.state !== "held") return skip("already-ended");
+        if (r.token !== op.token) return skip("granted-to-another");
+        if (r.grantIndex !== op.grantIndex) return skip("granted-again");
         const keys = r.keys;
         r.keys = [];
         r.state = this.settings.lockDelayMs > 0 ? "delayed" : "free";
@@ -136,11 +152,22 @@ export class LeaseTable {
     });
     if (r !== undefined && r.state === "held") {
       if (r.holder !== op.holder) return deny("held");
-      // The holder asks again for what it already holds (e.g. its first answer was lost): same grant.
+      // The holder asks again for what it already holds (its first answer was lost, or it
+      // restarted): the same token, with a full TTL from now. The holding dates from here, so
+      // an Expire decided before this entry no longer applies (see applySystem).
+      r.grantIndex = index;
       return {
         result: { kind: "granted", name: op.name, token: r.token, ttlMs: r.ttlMs, transitions: r.transitions },
         deleteKeys: [],
-        event: { op: "grant", name: op.name, holder: op.holder, token: r.token, ttlMs: r.ttlMs, transitions: r.transitions },
+        event: {
+          op: "grant",
+          name: op.name,
+          holder: op.holder,
+          token: r.token,
+          grantIndex: index,
+          ttlMs: r.ttlMs,
+          transitions: r.transitions,
+        },
       };
     }
     if (r !== undefined && r.state === "delayed") return deny("lock-delay");
@@ -152,11 +179,20 @@ export class LeaseTable {
       ttlMs = Math.max(s.minTtlMs, Math.min(ttlMs, s.poolShortTtlMs));
     }
     const transitions = (r?.transitions ?? 0) + (r !== undefined && r.holder !== null && r.holder !== op.holder ? 1 : 0);
-    this.leases[op.name] = { state: "held", holder: op.holder, token: index, ttlMs, transitions, keys: [], checkpointRemainingMs: null };
+    this.leases[op.name] = {
+      state: "held",
+      holder: op.holder,
+      token: index,
+      grantIndex: index,
+      ttlMs,
+      transitions,
+      keys: [],
+      checkpointRemainingMs: null,
+    };
     return {
       result: { kind: "granted", name: op.name, token: index, ttlMs, transitions },
       deleteKeys: [],
-      event: { op: "grant", name: op.name, holder: op.holder, token: index, ttlMs, transitions },
+      event: { op: "grant", name: op.name, holder: op.holder, token: index, grantIndex: index, ttlMs, transitions },
     };
   }
 

@@ -12,6 +12,8 @@ import type { LeaseInfo, LeaseRefreshDenial, LeaseServerSettings, SystemOp } fro
 
 interface Tracked {
   token: number;
+  /** The grant the holding dates from (the Expire names it: compare-and-expire). */
+  grantIndex: number;
   holder: string;
   ttlUs: number;
   /** When the lease's TTL runs out on this leader's clock (what a checkpoint records). */
@@ -65,7 +67,7 @@ export class LeaseTracker {
       }
       if (l.state !== "held" || l.holder === null) continue;
       const remainingMs = s.checkpoint && l.checkpointRemainingMs !== null ? l.checkpointRemainingMs : l.ttlMs;
-      const tr = t.track(l.name, l.holder, l.token, l.ttlMs, now + (s.leaderChangeExtensionMs + remainingMs) * US_PER_MS);
+      const tr = t.track(l.name, l.holder, l.token, l.grantIndex, l.ttlMs, now + (s.leaderChangeExtensionMs + remainingMs) * US_PER_MS);
       events.push({ op: "extended", name: l.name, holder: l.holder, token: l.token, expiresAtUs: tr.expiresAt, ttlMs: l.ttlMs });
     }
     return t;
@@ -94,11 +96,11 @@ export class LeaseTracker {
     if (e === null) return;
     switch (e.op) {
       case "grant": {
-        if (e.holder === null || e.ttlMs === undefined) return;
-        const existing = this.leases[e.name];
-        // A repeated grant of the same lease (a retried request) counts as a refresh.
-        if (existing !== undefined && existing.token === e.token && existing.expiring) return;
-        const t = this.track(e.name, e.holder, e.token, e.ttlMs, now + e.ttlMs * US_PER_MS);
+        if (e.holder === null || e.ttlMs === undefined || e.grantIndex === undefined) return;
+        // A first grant starts the lease's clock. A repeated grant of the same lease (a retried
+        // or restarted holder's request) was answered with a full TTL, so it restarts the clock,
+        // even if an Expire is on its way: that Expire names the older grant and will be skipped.
+        const t = this.track(e.name, e.holder, e.token, e.grantIndex, e.ttlMs, now + e.ttlMs * US_PER_MS);
         events.push({ op: "timed", name: e.name, holder: e.holder, token: e.token, expiresAtUs: t.expiresAt, ttlMs: e.ttlMs });
         return;
       }
@@ -128,7 +130,7 @@ export class LeaseTracker {
       events.push({ op: "refresh-denied", name, holder, token, reason: reason ?? "unknown-lease" });
       return { ok: false, reason: reason ?? "unknown-lease" };
     }
-    this.track(name, holder, token, t.ttlUs / US_PER_MS, now + t.ttlUs);
+    this.track(name, holder, token, t.grantIndex, t.ttlUs / US_PER_MS, now + t.ttlUs);
     events.push({ op: "refresh", name, holder, token, expiresAtUs: (this.leases[name] as Tracked).expiresAt, ttlMs: t.ttlUs / US_PER_MS });
     return { ok: true, ttlMs: t.ttlUs / US_PER_MS };
   }
@@ -152,7 +154,7 @@ export class LeaseTracker {
           const t = this.leases[name] as Tracked;
           t.expiring = true;
           events.push({ op: "expiring", name, holder: t.holder, token: t.token, expiresAtUs: t.expiresAt });
-          ops.push({ type: "expire", name, token: t.token });
+          ops.push({ type: "expire", name, token: t.token, grantIndex: t.grantIndex });
         }
         for (const name of Object.keys(this.freeAt).sort()) {
           if (now >= (this.freeAt[name] as number)) {
@@ -182,10 +184,11 @@ export class LeaseTracker {
     return this.s.checkpoint ? Math.min(this.nextCheckAt, this.nextCheckpointAt) : this.nextCheckAt;
   }
 
-  private track(name: string, holder: string, token: number, ttlMs: number, endsAt: number): Tracked {
+  private track(name: string, holder: string, token: number, grantIndex: number, ttlMs: number, endsAt: number): Tracked {
     const ttlUs = ttlMs * US_PER_MS;
     const t: Tracked = {
       token,
+      grantIndex,
       holder,
       ttlUs,
       endsAt,

@@ -10,8 +10,11 @@ export type LeaseOp =
 
 /** Commands only the leader's tracker proposes. */
 export type SystemOp =
-  /** The leader saw the lease run out on its own clock. */
-  | { readonly type: "expire"; readonly name: string; readonly token: number }
+  /**
+   * The leader saw the lease run out on its own clock. A compare-and-expire: applied only if
+   * the lease is still the holding the leader timed (same token, same grantIndex).
+   */
+  | { readonly type: "expire"; readonly name: string; readonly token: number; readonly grantIndex: number }
   /** The lock-delay after an expiry is over: the name may be granted again. */
   | { readonly type: "free"; readonly name: string }
   /** etcd-style checkpoint: the remaining TTL of each lease, so a new leader does not reset it to full. */
@@ -30,6 +33,8 @@ export interface LeaseInfo {
   readonly holder: string | null;
   /** Fencing token of the current (or last) grant: the log index of the grant entry. Only grows. */
   readonly token: number;
+  /** Log index of the grant the current holding dates from (the token, or the holder's latest repeated grant). */
+  readonly grantIndex: number;
   readonly ttlMs: number;
   /** Kubernetes-style leaseTransitions: how many times the holder changed. */
   readonly transitions: number;

@@ -52,6 +52,7 @@ export type ProcEvent =
         | "deny"
         | "revoke"
         | "expire"
+        | "expire-skipped"
         | "free"
         | "checkpoint"
         | "timed"
@@ -63,6 +64,7 @@ export type ProcEvent =
       readonly holder: string | null;
       readonly token: number;
       readonly index?: number;
+      readonly grantIndex?: number;
       readonly ttlMs?: number;
       readonly transitions?: number;
       readonly expiresAtUs?: number;
@@ -217,6 +219,7 @@ export class TraceHasher {
         this.str(e.holder);
         this.num(e.token);
         this.num(e.index ?? -1);
+        this.num(e.grantIndex ?? -1);
         this.num(e.ttlMs ?? -1);
         this.num(e.transitions ?? -1);
         this.num(e.expiresAtUs ?? -1);
