@@ -156,6 +156,8 @@ export class LeaseTable {
       // restarted): the same token, with a full TTL from now. The holding dates from here, so
       // an Expire decided before this entry no longer applies (see applySystem).
       r.grantIndex = index;
+      // A checkpoint taken before this grant would hand a new leader a remaining TTL that is too short.
+      r.checkpointRemainingMs = null;
       return {
         result: { kind: "granted", name: op.name, token: r.token, ttlMs: r.ttlMs, transitions: r.transitions },
         deleteKeys: [],

@@ -8,7 +8,7 @@ import type { ClientRead, ClientReply, ClientWrite } from "../kv/messages";
 import { CoreStateMachine } from "../kv/statemachine";
 import type { LeaseEffect } from "../lease/table";
 import { LeaseTracker, type TrackerEvent } from "../lease/tracker";
-import type { LeaseQuery, LeaseRefresh, LeaseServerSettings } from "../lease/types";
+import type { LeaseQuery, LeaseRefresh, LeaseRefreshReply, LeaseServerSettings } from "../lease/types";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { chunksOf, unchunk } from "../sim/cow";
 import { Rng } from "../sim/rng";
@@ -47,6 +47,8 @@ interface Volatile {
   writes: Map<number, PendingWrite>;
   reads: Map<number, PendingRead>;
   nextReadCtx: number;
+  /** Refresh answers held back until the checkpoint proposed for them (by log index) is applied. */
+  refreshes: Map<number, { readonly to: ProcId; readonly reply: LeaseRefreshReply }>;
 }
 
 export function isRaftMessage(p: Payload): p is RaftMessage {
@@ -131,13 +133,18 @@ export class RaftServer implements ProcessLogic {
     const reads = new Map<number, PendingRead>();
     for (const [k, r] of v.reads) reads.set(k, { ...r });
     return new RaftServer(this.config, rng, disk, {
-      node: RaftNode.fromState(this.cfg, rng, nodeLog === "copy" ? v.node.snapshotState() : { ...v.node.snapshotState(false), log: nodeLog }),
+      node: RaftNode.fromState(
+        this.cfg,
+        rng,
+        nodeLog === "copy" ? v.node.snapshotState() : { ...v.node.snapshotState(false), log: nodeLog },
+      ),
       sm: v.sm.clone(),
       tracker: v.tracker?.clone() ?? null,
       lastApplied: v.lastApplied,
       writes: new Map(v.writes),
       reads,
       nextReadCtx: v.nextReadCtx,
+      refreshes: new Map(v.refreshes),
     });
   }
 
@@ -150,6 +157,7 @@ export class RaftServer implements ProcessLogic {
       writes: new Map(),
       reads: new Map(),
       nextReadCtx: 1,
+      refreshes: new Map(),
     };
     this.handleReady(ctx);
   }
@@ -213,8 +221,21 @@ export class RaftServer implements ProcessLogic {
     const events: TrackerEvent[] = [];
     const out = v.tracker.refresh(ctx.now, m.name, m.holder, m.token, poolFull, events);
     this.emitTracker(ctx, events);
-    if (out.ok) ctx.send(from, { ...base, ok: true, ttlMs: out.ttlMs });
-    else ctx.send(from, { ...base, ok: false, reason: out.reason, leaderHint: null });
+    if (!out.ok) {
+      ctx.send(from, { ...base, ok: false, reason: out.reason, leaderHint: null });
+      return;
+    }
+    const reply: LeaseRefreshReply = { ...base, ok: true, ttlMs: out.ttlMs };
+    if (s.checkpoint && v.sm.leases.info(m.name)?.checkpointRemainingMs != null) {
+      // etcd (lessor.Renew): a renewal of a checkpointed lease first replaces the checkpoint,
+      // and is answered once that is applied. Otherwise a new leader would resume from the
+      // stale checkpoint and expire the lease before the holder's renewed deadline.
+      const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, remainingMs: out.ttlMs }] };
+      const at = v.node.propose({ type: "system", op });
+      if (at !== null) v.refreshes.set(at.index, { to: from, reply });
+      return;
+    }
+    ctx.send(from, reply);
   }
 
   private emitTracker(ctx: ProcessContext, events: readonly TrackerEvent[]): void {
@@ -282,9 +303,12 @@ export class RaftServer implements ProcessLogic {
 
     this.applyCommitted(ctx, v, rd.commitIndex);
 
-    // The tracker lives exactly as long as leadership. A new leader starts it from
-    // what it has applied; leases it learns about later arrive through onApplied.
-    if (v.node.role === "leader" && v.tracker === null) {
+    // The tracker lives as long as leadership, from the moment the new leader has applied
+    // an entry of its own term: then it has applied every entry committed before its term
+    // (grants, expiries, checkpoints), and starts from all of it. (Until then it answers
+    // refreshes "try again", and it could not expire anything.) Leases granted later
+    // arrive through onApplied.
+    if (v.node.role === "leader" && v.tracker === null && v.node.termAt(v.lastApplied) === v.node.term) {
       const events: TrackerEvent[] = [];
       v.tracker = LeaseTracker.promote(this.config.lease, ctx.now, v.sm.leaseList(), events);
       this.emitTracker(ctx, events);
@@ -314,6 +338,20 @@ export class RaftServer implements ProcessLogic {
       v.writes.clear();
       v.reads.clear();
     }
+    if (v.node.role !== "leader" && v.refreshes.size > 0) {
+      // Not renewed after all: the holder asks the new leader.
+      for (const { to, reply } of v.refreshes.values()) {
+        ctx.send(to, {
+          type: "LeaseRefreshReply",
+          reqId: reply.reqId,
+          name: reply.name,
+          ok: false,
+          reason: "not-leader",
+          leaderHint: v.node.leader,
+        });
+      }
+      v.refreshes.clear();
+    }
   }
 
   private applyCommitted(ctx: ProcessContext, v: Volatile, commitIndex: number): void {
@@ -324,6 +362,11 @@ export class RaftServer implements ProcessLogic {
       if (e === undefined) throw new Error(`${this.id}: committed entry ${i} missing`);
       const pending = v.writes.get(i);
       if (pending !== undefined) v.writes.delete(i);
+      const refresh = v.refreshes.get(i);
+      if (refresh !== undefined) {
+        v.refreshes.delete(i);
+        ctx.send(refresh.to, refresh.reply);
+      }
       if (e.cmd.type === "system") {
         this.afterLease(ctx, v, v.sm.applySystem(e.cmd.op), i);
         continue;
