@@ -430,9 +430,17 @@ export class RaftNode {
     this.maybeCommit();
   }
 
+  /**
+   * Figure 2 restarts the election timer only on an append from the current leader, on
+   * starting an election and on granting a vote; so stepping down (a higher term seen in a
+   * refused vote request or a reply, a lost election) keeps the timer that is running.
+   * A leader has none running, so a deposed leader starts one. (etcd restarts it here
+   * always; then candidates that cannot win keep pushing back the one that can.)
+   */
   private becomeFollower(now: number, term: number, leader: NodeId | null, why: string): void {
     const s = this.st;
     const changed = term !== s.term || s.role !== "follower" || leader !== s.leader;
+    const wasLeader = s.role === "leader";
     if (term > s.term) {
       s.term = term;
       s.votedFor = null;
@@ -443,7 +451,7 @@ export class RaftNode {
     if (leader !== null) s.leaderContactAt = now;
     s.votes = {};
     this.clearLeaderState();
-    this.resetElectionTimer(now);
+    if (wasLeader) this.resetElectionTimer(now);
     if (changed) s.events.push({ type: "role", role: "follower", term: s.term, leader, reason: why });
   }
 
