@@ -16,11 +16,11 @@
  * its seed).
  */
 import { describe, expect, it } from "vitest";
-import type { NodeId, RaftMessage, RequestVote, RequestVoteResp } from "../../src/core/raft/types";
+import type { Entry, NodeId, RaftMessage, RequestVote, RequestVoteResp } from "../../src/core/raft/types";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import { ms, sec } from "../../src/core/sim/time";
-import { type Envelope, electedCluster, Host, ids, logOf, Net, raftConfig } from "./harness";
+import { type Envelope, electedCluster, Host, ids, logOf, Net, raftConfig, termsOf } from "./harness";
 
 function rv(term: number, lastLogIndex: number, lastLogTerm: number, preVote = false): RequestVote {
   return { type: "RequestVote", term, lastLogIndex, lastLogTerm, preVote };
@@ -35,6 +35,13 @@ function only<T extends RaftMessage["type"]>(
   const found = msgs.filter((o) => o.to === to && o.msg.type === type);
   expect(found, `exactly one ${type} to ${to}`).toHaveLength(1);
   return (found[0] as { msg: RaftMessage }).msg as Extract<RaftMessage, { type: T }>;
+}
+
+/** Entries carried by the appends among `msgs` (to `to`, or to anyone). */
+function entriesSent(msgs: readonly { to: NodeId; msg: RaftMessage }[], to?: NodeId): Entry[] {
+  const out: Entry[] = [];
+  for (const o of msgs) if ((to === undefined || o.to === to) && o.msg.type === "AppendEntries") out.push(...o.msg.entries);
+  return out;
 }
 
 const from = (id: NodeId) => (e: Envelope) => e.from === id;
@@ -226,9 +233,171 @@ describe("Figure 2: only a leader's append, starting an election, or granting a 
     const figures = `p50 ${p50 / 1000} ms, p90 ${p90 / 1000} ms, max ${(sorted[29] as number) / 1000} ms`;
     // It times out 150..300 ms after the last heartbeat, or a second time when its first
     // round splits with a stale candidate's; the stale candidates cannot push it back.
-    // (Restarting the timer on every refused request: p50 307 ms, p90 1.9 s, max 2.7 s.)
-    const slow = times.filter((t) => t.us > 700_000).map((t) => `seed ${t.seed}: ${t.us / 1000} ms`);
+    // (Restarting the timer on every refused request: p50 307 ms, p90 1.9 s, max 2.7 s,
+    // three seeds over 1 s.)
+    const slow = times.filter((t) => t.us > 1_000_000).map((t) => `seed ${t.seed}: ${t.us / 1000} ms`);
     expect(slow, figures).toEqual([]);
     expect(p90, figures).toBeLessThan(600_000);
   });
+});
+
+// ---- 3. Replication traffic ------------------------------------------------------------
+
+describe("§5.3 each entry is sent to each follower once on a healthy network (etcd Progress and Inflights)", () => {
+  const cmd = (i: number) => ({ type: "client" as const, clientId: "w", seq: i, op: { type: "put" as const, key: "k", value: `v${i}` } });
+
+  it("§5.3 a heartbeat sent while an append is in flight carries no entries, and a reply to an earlier heartbeat does not re-send them", () => {
+    const net = electedCluster(3);
+    const n1 = net.node("n1");
+    expect(n1.commitIndex).toBe(1);
+
+    // A heartbeat goes out and is held; then an entry is proposed and its appends are held too.
+    net.heartbeat("n1");
+    const hb1 = net.take(() => true);
+    n1.propose(cmd(1));
+    net.flush("n1");
+    const appends = net.take(() => true);
+    expect(
+      entriesSent(
+        appends.map((e) => ({ to: e.to, msg: e.msg })),
+        "n2",
+      ).map((e) => e.index),
+    ).toEqual([2]);
+
+    // The next heartbeat, while the append is in flight, carries nothing.
+    const rd = net.heartbeat("n1");
+    expect(rd.messages.length).toBe(2);
+    expect(entriesSent(rd.messages), "no entries in a heartbeat while an append is in flight").toEqual([]);
+    const hb2 = net.take(() => true);
+
+    // The follower acknowledges the earlier heartbeat; that must not send entry 2 again.
+    net.deliver(hb1.find(to("n2")) as Envelope);
+    const reply = net.take(() => true);
+    expect(reply[0]?.msg).toMatchObject({ type: "AppendEntriesResp", success: true });
+    const after = net.deliver(reply[0] as Envelope);
+    expect(entriesSent(after.messages), "the in-flight entry is not re-sent").toEqual([]);
+    net.queue = [];
+
+    // The second heartbeat passes the follower's consistency check too.
+    net.deliver(hb2.find(to("n2")) as Envelope);
+    expect(net.take(() => true)[0]?.msg).toMatchObject({ type: "AppendEntriesResp", success: true });
+
+    // The append arrives; its acknowledgement commits entry 2.
+    let sent = 0;
+    net.queue = appends;
+    net.run((e) => {
+      if (e.msg.type === "AppendEntries") sent += e.msg.entries.length;
+      return true;
+    });
+    expect(sent, "entry 2 went to each follower once").toBe(2);
+    expect(n1.commitIndex).toBe(2);
+    for (const id of ["n2", "n3"]) expect(termsOf(net.node(id).log)).toEqual([1, 1]);
+  });
+
+  it("§5.3 a lost append is sent again after a heartbeat round, and a ReadIndex round completes while an append is in flight", () => {
+    const net = electedCluster(3);
+    const n1 = net.node("n1");
+    n1.propose(cmd(1));
+    net.flush("n1");
+    net.queue = []; // both appends are lost
+
+    // A read started now is confirmed by heartbeats without entries, though the append is still missing.
+    expect(n1.requestRead(5)).toBe(true);
+    const round = net.flush("n1");
+    expect(round.messages.map((o) => o.to).sort()).toEqual(["n2", "n3"]);
+    expect(entriesSent(round.messages)).toEqual([]);
+    for (const hb of net.take(() => true)) net.deliver(hb);
+    const replies = net.take(() => true);
+    expect(replies.every((r) => r.msg.type === "AppendEntriesResp" && r.msg.success)).toBe(true);
+    expect(net.deliver(replies[0] as Envelope).readStates).toEqual([{ ctx: 5, index: 1 }]);
+    net.deliver(replies[1] as Envelope);
+    net.run();
+
+    // Heartbeat rounds repair the lost append.
+    for (let i = 0; i < 3 && n1.commitIndex < 2; i++) {
+      net.heartbeat("n1");
+      net.run();
+    }
+    expect(n1.commitIndex).toBe(2);
+    net.heartbeat("n1");
+    net.run();
+    for (const id of ["n2", "n3"]) {
+      expect(termsOf(net.node(id).log)).toEqual([1, 1]);
+      expect(net.node(id).commitIndex).toBe(2);
+    }
+  });
+
+  it("§5.3 a follower missing entries is probed, then receives them once, and pipelining resumes", () => {
+    const net = electedCluster(3);
+    const n1 = net.node("n1");
+    // n3 misses three entries.
+    for (let i = 1; i <= 3; i++) {
+      n1.propose(cmd(i));
+      net.flush("n1");
+      net.run((e) => e.to !== "n3");
+    }
+    expect(n1.commitIndex).toBe(4);
+    expect(net.node("n3").lastIndex).toBe(1);
+    const toN3: number[] = [];
+    const count = (e: Envelope) => {
+      if (e.to === "n3" && e.msg.type === "AppendEntries") toN3.push(...e.msg.entries.map((x) => x.index));
+      return true;
+    };
+    for (let i = 0; i < 3 && net.node("n3").lastIndex < 4; i++) {
+      net.heartbeat("n1");
+      net.run(count);
+    }
+    expect(termsOf(net.node("n3").log)).toEqual([1, 1, 1, 1]);
+    expect(toN3.sort(), "each missing entry sent once").toEqual([2, 3, 4]);
+    n1.propose(cmd(4));
+    net.flush("n1");
+    net.run(count);
+    expect(n1.commitIndex).toBe(5);
+    expect(toN3.filter((i) => i === 5)).toEqual([5]);
+  });
+
+  /** Raft message bytes (JSON length) sent from the first of ten 5000-byte puts until the leader commits all ten. */
+  function trafficBytes(seed: number, clients: number): number {
+    const sim = new Simulation(mergeConfig(defaultConfig(), { seed, nodes: 3, clients: { count: clients }, hashTrace: false }));
+    sim.advanceTo(sec(1));
+    const leader = sim.leader();
+    if (leader === null) throw new Error(`seed ${seed}: no leader at 1 s`);
+    let bytes = 0;
+    sim.onTrace((e) => {
+      if (e.kind !== "send") return;
+      const t = (e.msg as { type: string }).type;
+      if (t === "AppendEntries" || t === "AppendEntriesResp" || t === "RequestVote" || t === "RequestVoteResp")
+        bytes += JSON.stringify(e.msg).length;
+    });
+    const value = "x".repeat(5000);
+    const t0 = sim.now;
+    for (let i = 0; i < 10; i++) {
+      sim.act({ type: "submit", client: sim.clientIds[i % clients] as string, op: { write: { type: "put", key: `k${i}`, value } } });
+    }
+    const committed = (): number => {
+      const n = sim.server(leader).node;
+      let c = 0;
+      if (n !== null)
+        for (const e of n.log.slice(0, n.commitIndex))
+          if (e.cmd.type === "client" && e.cmd.op.type === "put" && e.cmd.op.value === value) c++;
+      return c;
+    };
+    while (committed() < 10) {
+      const t = sim.nextEventTime();
+      if (t === null || t > t0 + sec(10)) throw new Error(`seed ${seed}: the ten puts did not commit within 10 s`);
+      sim.advanceTo(t);
+    }
+    expect(sim.violations, `seed ${seed}`).toEqual([]);
+    expect(sim.leader(), `seed ${seed}: no election meanwhile`).toBe(leader);
+    return bytes;
+  }
+
+  for (const clients of [1, 10]) {
+    it(`§5.3 ten 5000-byte puts (${clients === 1 ? "one client, one at a time" : "ten clients at once"}) cost under 120 KB of Raft traffic on a healthy 3-node cluster (seeds 1..10)`, () => {
+      const figures = Array.from({ length: 10 }, (_, i) => ({ seed: i + 1, bytes: trafficBytes(i + 1, clients) }));
+      // About 100 KB is necessary: each command once to each of two followers.
+      const over = figures.filter((f) => f.bytes >= 120_000).map((f) => `seed ${f.seed}: ${f.bytes} B`);
+      expect(over, figures.map((f) => f.bytes).join(" ")).toEqual([]);
+    });
+  }
 });
