@@ -557,10 +557,21 @@ describe("§5.4 Safety", () => {
   it("§5.4.2 Figure 8 (e): once an entry of the leader's term is on a majority, it and the earlier ones commit", () => {
     const net = figure8c();
     const s1 = net.node("s1");
+    // A heartbeat round shows S1 that S3 and S4 lack index 3 (heartbeats carry no entries),
+    // and S1 sends it again; those appends are held here.
     net.heartbeat("s1");
-    const [toS3] = net.take(isAppendTo("s3"));
-    const [toS4] = net.take(isAppendTo("s4"));
-    net.queue = [];
+    const held: Envelope[] = [];
+    net.run((e) => {
+      if (e.to === "s2" || e.to === "s5") return false;
+      if (e.msg.type === "AppendEntries" && e.msg.entries.length > 0) {
+        held.push(e);
+        return false;
+      }
+      return true;
+    });
+    const toS3 = held.find((e) => e.to === "s3");
+    const toS4 = held.find((e) => e.to === "s4");
+    expect(held).toHaveLength(2);
     expect(toS3?.msg).toMatchObject({ prevLogIndex: 2, entries: [{ index: 3, term: 4 }] });
 
     net.deliver(toS3 as Envelope);

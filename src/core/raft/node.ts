@@ -32,13 +32,38 @@ import type {
 /** The shared empty list handed out by ready() when there is nothing (never mutated). */
 const NONE: readonly never[] = Object.freeze([]);
 
+/**
+ * How many appends with entries may be unacknowledged at once to one follower (etcd's
+ * MaxInflightMsgs). One: the simulated network, unlike etcd's TCP streams, reorders
+ * messages between two nodes, and an append that overtakes an earlier one is refused for
+ * the gap, which sends the follower back to probe and its entries a second time. With one
+ * append at a time, entries proposed meanwhile go out together once it is acknowledged.
+ */
+export const MAX_INFLIGHT_APPENDS = 1;
+
+/**
+ * What the leader knows of one follower's log, after etcd-io/raft's tracker.Progress.
+ *
+ * - "probe": the leader does not know where the follower's log matches its own. It sends
+ *   one append from `next` and waits for the answer (`probeSent`); a heartbeat re-asks
+ *   with an empty append at next - 1 if the answer is slow or lost.
+ * - "replicate": the follower matches up to `match` and takes entries in order. The
+ *   leader sends each entry once, advancing `next` as it sends, with at most
+ *   MAX_INFLIGHT_APPENDS appends unacknowledged (`inflight`). A rejection falls back to
+ *   probe; a lost append shows up when a heartbeat reply says match is still behind.
+ */
 export interface Progress {
-  /** Next index to send (only moves forward on acknowledgement). */
+  state: "probe" | "replicate";
+  /** Next index to send. In replicate it moves when entries are sent; in probe, on answers. */
   next: number;
   /** Highest index known to be replicated on the peer. */
   match: number;
-  /** An append with entries is outstanding: wait for its answer or the next heartbeat. */
-  inflight: boolean;
+  /** Probe: an append is outstanding; wait for its answer (or the next heartbeat). */
+  probeSent: boolean;
+  /** The last index of each unacknowledged append with entries, ascending (in probe: the probe's). */
+  inflight: number[];
+  /** Replicate: a heartbeat went out after the latest append, so its answer should follow that append's. */
+  heartbeatAfterAppend: boolean;
   /** Heard from the peer since the last CheckQuorum round. */
   active: boolean;
   /** Local time this leader last heard from the peer (its vote, or any reply). */
@@ -145,7 +170,10 @@ export class RaftNode {
   snapshotState(copyLog = true): RaftState {
     const s = this.st;
     const progress: Record<NodeId, Progress> = {};
-    for (const k in s.progress) progress[k] = { ...(s.progress[k] as Progress) };
+    for (const k in s.progress) {
+      const pr = s.progress[k] as Progress;
+      progress[k] = { ...pr, inflight: pr.inflight.slice() };
+    }
     return {
       ...s,
       log: copyLog ? s.log.slice() : [],
@@ -251,7 +279,7 @@ export class RaftNode {
       }
       if (now >= s.heartbeatDeadline) {
         s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
-        this.broadcastAppend();
+        this.broadcastHeartbeat();
       }
       return;
     }
@@ -270,7 +298,7 @@ export class RaftNode {
     if (s.role !== "leader") return null;
     const entry: Entry = { index: s.log.length + 1, term: s.term, cmd };
     this.appendLocal([entry]);
-    for (const p of this.peers) if (!this.pr(p).inflight) this.sendAppend(p);
+    for (const p of this.peers) this.sendAppend(p);
     this.maybeCommit();
     return { index: entry.index, term: entry.term };
   }
@@ -414,9 +442,12 @@ export class RaftNode {
       // A granted vote is contact: the voters acknowledged this leader just now.
       const voted = s.votes[p] === true;
       s.progress[p] = {
+        state: "probe",
         next: this.lastIndex + 1,
         match: 0,
-        inflight: false,
+        probeSent: false,
+        inflight: [],
+        heartbeatAfterAppend: false,
         active: false,
         lastHeardAt: voted ? now : Number.NEGATIVE_INFINITY,
       };
@@ -426,13 +457,21 @@ export class RaftNode {
     s.events.push({ type: "role", role: "leader", term: s.term, leader: this.id, reason: "won the election" });
     // A no-op of the new term lets the leader commit (and learn the commit index) at once.
     this.appendLocal([{ index: this.lastIndex + 1, term: s.term, cmd: { type: "noop" } }]);
-    this.broadcastAppend();
+    for (const p of this.peers) this.sendAppend(p);
     this.maybeCommit();
   }
 
+  /**
+   * Figure 2 restarts the election timer only on an append from the current leader, on
+   * starting an election and on granting a vote; so stepping down (a higher term seen in a
+   * refused vote request or a reply, a lost election) keeps the timer that is running.
+   * A leader has none running, so a deposed leader starts one. (etcd restarts it here
+   * always; then candidates that cannot win keep pushing back the one that can.)
+   */
   private becomeFollower(now: number, term: number, leader: NodeId | null, why: string): void {
     const s = this.st;
     const changed = term !== s.term || s.role !== "follower" || leader !== s.leader;
+    const wasLeader = s.role === "leader";
     if (term > s.term) {
       s.term = term;
       s.votedFor = null;
@@ -443,7 +482,7 @@ export class RaftNode {
     if (leader !== null) s.leaderContactAt = now;
     s.votes = {};
     this.clearLeaderState();
-    this.resetElectionTimer(now);
+    if (wasLeader) this.resetElectionTimer(now);
     if (changed) s.events.push({ type: "role", role: "follower", term: s.term, leader, reason: why });
   }
 
@@ -464,16 +503,20 @@ export class RaftNode {
     const lastTerm = this.lastTerm();
     // Section 5.4.1: grant only to a candidate whose log is at least as up-to-date.
     const upToDate = m.lastLogTerm > lastTerm || (m.lastLogTerm === lastTerm && m.lastLogIndex >= this.lastIndex);
+    // Section 5.2: at most one vote per term, persisted before the reply is sent. A server
+    // that knows the leader of its term votes for nobody else in it.
+    const canVote = s.votedFor === from || (s.votedFor === null && s.leader === null);
     if (m.preVote) {
-      // Dissertation 9.6: refuse while a leader is heard (within the minimum election timeout),
-      // so a rejoining server cannot disrupt a working leader even without CheckQuorum.
+      // Dissertation 9.6: grant a pre-vote when the real vote for that term would be granted
+      // (etcd's canVote): a later term, or this very term if we are free to vote in it
+      // (step() lets an equal-term pre-vote through). Refuse while a leader is heard (within
+      // the minimum election timeout), so a rejoining server cannot disrupt a working leader
+      // even without CheckQuorum.
       const heardLeader = s.role === "leader" || (s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs);
-      const granted = m.term > s.term && upToDate && !heardLeader;
+      const granted = (m.term > s.term || canVote) && upToDate && !heardLeader;
       this.send(from, { type: "RequestVoteResp", term: granted ? m.term : s.term, granted, preVote: true });
       return;
     }
-    // Section 5.2: at most one vote per term, persisted before the reply is sent.
-    const canVote = s.votedFor === from || (s.votedFor === null && s.leader === null);
     const granted = canVote && upToDate;
     if (granted) {
       if (s.votedFor !== from) {
@@ -572,14 +615,28 @@ export class RaftNode {
     pr.active = true;
     pr.lastHeardAt = now;
     if (m.success) {
-      pr.inflight = false;
       const advanced = m.matchIndex > pr.match;
       if (advanced) pr.match = m.matchIndex;
+      if (pr.state === "probe") {
+        // The answer to the probe (or to anything at or after it): the logs match up to
+        // matchIndex, so stream from there. A heartbeat's answer (at an older match) is not.
+        if (m.matchIndex >= pr.next - 1) this.becomeReplicate(pr);
+      } else {
+        while (pr.inflight.length > 0 && (pr.inflight[0] as number) <= m.matchIndex) pr.inflight.shift();
+      }
       if (pr.next < pr.match + 1) pr.next = pr.match + 1;
       if (advanced) this.maybeCommit();
-      if (pr.next <= this.lastIndex) this.sendAppend(from);
-    } else if (m.rejectIndex === pr.next - 1) {
-      pr.inflight = false;
+      const sent = this.sendAppend(from);
+      // The answer to a heartbeat sent after the latest append says the follower is still
+      // behind: that append (or its answer) may be lost. Ask at next - 1 with an empty append;
+      // a follower that lacks the entries refuses, and the refusal sends us back to probe,
+      // which sends them again (etcd does this on MsgHeartbeatResp).
+      const heartbeatAnswer = m.matchIndex === pr.match && pr.heartbeatAfterAppend;
+      if (!sent && pr.state === "replicate" && heartbeatAnswer && pr.match < this.lastIndex) {
+        pr.heartbeatAfterAppend = false;
+        this.sendEmptyAppend(from, pr.next - 1);
+      }
+    } else if (this.rejectionIsCurrent(pr, m.rejectIndex)) {
       let next = m.conflictIndex;
       if (m.conflictTerm > 0) {
         // Skip the follower's whole conflicting term, unless we have that term too.
@@ -587,18 +644,64 @@ export class RaftNode {
         while (i > 0 && this.termAt(i) > m.conflictTerm) i--;
         if (i > 0 && this.termAt(i) === m.conflictTerm) next = i + 1;
       }
-      pr.next = Math.max(pr.match + 1, Math.min(next, m.rejectIndex), 1);
+      this.becomeProbe(pr, Math.max(pr.match + 1, Math.min(next, m.rejectIndex), 1));
       this.sendAppend(from);
     }
     if (m.readCtx > 0) this.ackRead(from, m.readCtx);
   }
 
-  private sendAppend(to: NodeId): void {
+  /**
+   * Whether a refusal of an append at prevLogIndex `rejectIndex` is news: in probe, the
+   * refusal of the outstanding probe (at next - 1); in replicate, of anything past match
+   * that was sent (an older refusal, at or below match, is stale).
+   */
+  private rejectionIsCurrent(pr: Progress, rejectIndex: number): boolean {
+    if (pr.state === "probe") return rejectIndex === pr.next - 1;
+    return rejectIndex > pr.match && rejectIndex < pr.next;
+  }
+
+  private becomeProbe(pr: Progress, next: number): void {
+    pr.state = "probe";
+    pr.next = next;
+    pr.probeSent = false;
+    pr.inflight = [];
+    pr.heartbeatAfterAppend = false;
+  }
+
+  /** The probe's entries, if they are past match, stay in flight: they will be accepted when they arrive. */
+  private becomeReplicate(pr: Progress): void {
+    pr.state = "replicate";
+    pr.probeSent = false;
+    pr.inflight = pr.inflight.filter((last) => last > pr.match);
+    pr.next = (pr.inflight.length > 0 ? (pr.inflight[pr.inflight.length - 1] as number) : pr.match) + 1;
+  }
+
+  /**
+   * Sends `to` the entries from next, if its progress allows: in probe, one append at a
+   * time; in replicate, while the window has room. Returns whether an append went out.
+   */
+  private sendAppend(to: NodeId): boolean {
     const s = this.st;
     const pr = this.pr(to);
-    const prev = pr.next - 1;
+    if (pr.state === "probe") {
+      if (pr.probeSent) return false;
+      pr.probeSent = true;
+      const last = this.sendEntries(to, pr.next - 1);
+      pr.inflight = last > pr.next - 1 ? [last] : [];
+      return true;
+    }
+    if (pr.next > s.log.length || pr.inflight.length >= MAX_INFLIGHT_APPENDS) return false;
+    const last = this.sendEntries(to, pr.next - 1);
+    pr.inflight.push(last);
+    pr.next = last + 1;
+    pr.heartbeatAfterAppend = false;
+    return true;
+  }
+
+  /** An append of the entries after `prev` (as many as one append may carry). Returns the last index sent. */
+  private sendEntries(to: NodeId, prev: number): number {
+    const s = this.st;
     const entries = prev >= s.log.length ? NONE : s.log.slice(prev, prev + this.cfg.maxEntriesPerAppend);
-    if (entries.length > 0) pr.inflight = true;
     this.send(to, {
       type: "AppendEntries",
       term: s.term,
@@ -608,10 +711,40 @@ export class RaftNode {
       leaderCommit: s.commitIndex,
       readCtx: s.readRound,
     });
+    return prev + entries.length;
   }
 
-  private broadcastAppend(): void {
-    for (const p of this.peers) this.sendAppend(p);
+  /**
+   * An append with no entries: a heartbeat, or a probe. The follower caps leaderCommit at
+   * prev, so it learns at most min(commitIndex, prev) (etcd's heartbeat commit).
+   */
+  private sendEmptyAppend(to: NodeId, prev: number): void {
+    const s = this.st;
+    this.send(to, {
+      type: "AppendEntries",
+      term: s.term,
+      prevLogIndex: prev,
+      prevLogTerm: this.termAt(prev),
+      entries: NONE,
+      leaderCommit: s.commitIndex,
+      readCtx: s.readRound,
+    });
+  }
+
+  /**
+   * Heartbeats (and ReadIndex rounds) carry no entries, so nothing in flight is sent twice.
+   * In replicate a heartbeat asks at match, which the follower is known to hold, so it always
+   * succeeds (and confirms a read); in probe it repeats the question of the probe (at
+   * next - 1), or sends the probe if none is out.
+   */
+  private broadcastHeartbeat(): void {
+    for (const p of this.peers) {
+      const pr = this.pr(p);
+      if (pr.state === "replicate") {
+        if (pr.inflight.length > 0) pr.heartbeatAfterAppend = true;
+        this.sendEmptyAppend(p, pr.match);
+      } else if (!this.sendAppend(p)) this.sendEmptyAppend(p, pr.next - 1);
+    }
   }
 
   /** Figure 8: only entries of the current term are committed by counting replicas. */
@@ -661,7 +794,7 @@ export class RaftNode {
     }
     s.readRound += 1;
     s.reads.push({ ctx, index: s.commitIndex, round: s.readRound, acks: [this.id] });
-    this.broadcastAppend();
+    this.broadcastHeartbeat();
   }
 
   private ackRead(from: NodeId, round: number): void {
