@@ -91,7 +91,15 @@ export interface NemesisMix {
 }
 
 type Watch =
-  | { readonly kind: "leader-minority"; readonly untilUs: number; readonly restartAfterUs: number }
+  | {
+      readonly kind: "leader-minority";
+      readonly untilUs: number;
+      readonly restartAfterUs: number;
+      /** Wait for the leader's commit index to pass this first (crash right after a commit), or 0. */
+      readonly commitAbove: number;
+      /** Leader crashes still to come in this streak after this one. */
+      readonly more: number;
+    }
   | { readonly kind: "voter"; readonly untilUs: number; readonly restartAfterUs: number }
   | { readonly kind: "holder-expiry"; readonly untilUs: number; readonly holder: string; readonly lease: string; readonly leadUs: number };
 
@@ -287,6 +295,14 @@ function freshVoter(sim: Simulation): string | null {
   return null;
 }
 
+/** Watch for a leader to crash: while it has an entry on a minority only, and half the time right after its commit index moves. */
+function leaderWatch(rng: Rng, now: number, more: number, sim: Simulation): Watch {
+  const l = sim.leader();
+  const afterCommit = rng.chance(0.5);
+  const commitAbove = afterCommit ? Math.max(1, l === null ? 1 : (sim.server(l).node?.commitIndex ?? 1)) : 0;
+  return { kind: "leader-minority", untilUs: now + 1_500_000, restartAfterUs: rng.int(5_000, 800_000), commitAbove, more };
+}
+
 function watchStep(n: NemesisState, sim: Simulation): Action[] {
   const w = n.watch as Watch;
   const now = sim.now;
@@ -294,13 +310,18 @@ function watchStep(n: NemesisState, sim: Simulation): Action[] {
     case "leader-minority": {
       // For the first half of the watch, insist that some follower has the entry (a true minority).
       const half = now < w.untilUs - 500_000;
-      const id = leaderWithMinorityEntry(sim, half);
+      const l = sim.leader();
+      const committed = l === null ? 0 : (sim.server(l).node?.commitIndex ?? 0);
+      const id = w.commitAbove > 0 && committed <= w.commitAbove ? null : leaderWithMinorityEntry(sim, half);
       if (id === null) {
         if (now >= w.untilUs) n.watch = null;
+        else if (w.commitAbove > 0 && l !== null && committed < w.commitAbove) n.watch = { ...w, commitAbove: committed };
         return [];
       }
       n.watch = null;
       schedule(n, now + w.restartAfterUs, { type: "restart", proc: id });
+      // A streak: the next leader too (Figure 8 takes three leader crashes in a row).
+      if (w.more > 0) n.watch = leaderWatch(n.rng, now, w.more - 1, sim);
       return [
         { type: "note", text: `nemesis: leader ${id} has an entry on a minority only; crashing it` },
         { type: "crash", proc: id },
@@ -418,7 +439,7 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
     }
     case "leader-crash": {
       if (n.watch !== null) return [];
-      n.watch = { kind: "leader-minority", untilUs: now + 1_000_000, restartAfterUs: rng.int(20_000, 1_000_000) };
+      n.watch = leaderWatch(rng, now, rng.int(0, 3), sim);
       return [];
     }
     case "restart-storm": {
