@@ -4,8 +4,8 @@ import { parseScenario } from "../../src/core/scenario/schema";
 
 const SEEDS = 500;
 
-describe("random nemesis sweep with lease holders and fenced storage", () => {
-  it(`${SEEDS} seeds: crashes and pauses of nodes and holders, partitions, drift, loss: no violation, and the cluster recovers`, () => {
+describe("random nemesis sweep with lease holders and fenced storage (swarm mixes)", () => {
+  it(`${SEEDS} seeds: crashes and pauses of nodes and holders, holders restarted near their lease's expiry, partitions, drift, loss: no violation, and the cluster recovers`, () => {
     const parsed = parseScenario({
       name: "lease sweep",
       duration: "10s",
@@ -19,8 +19,14 @@ describe("random nemesis sweep with lease holders and fenced storage", () => {
     const bad: string[] = [];
     let grants = 0;
     let rejected = 0;
+    let nearExpiry = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const r = runScenario(parsed.scenario, { seed });
+      const r = runScenario(parsed.scenario, {
+        seed,
+        onTrace: (e) => {
+          if (e.kind === "note" && e.text.includes("near the expiry")) nearExpiry++;
+        },
+      });
       for (const v of r.violations) bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail}`);
       for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
       grants += r.leases.reduce((n, l) => n + (l.token > 0 ? 1 : 0), 0);
@@ -30,5 +36,6 @@ describe("random nemesis sweep with lease holders and fenced storage", () => {
     // The sweep must actually exercise leases and fencing, or it proves nothing.
     expect(grants).toBeGreaterThan(SEEDS / 2);
     expect(rejected).toBeGreaterThan(0);
+    expect(nearExpiry).toBeGreaterThan(SEEDS / 4);
   });
 });
