@@ -21,7 +21,9 @@ const USAGE = `Usage: npm run sim -- [options]
   --clients N         clients with a random workload (default run only; default 2)
   --holders N         lease holders contending for one lease, writing to fenced
                       storage (default run only; default 3)
-  --nemesis random    random crashes, restarts, partitions, pauses, drift, loss
+  --nemesis random    swarm nemesis: each seed draws its own fault mix (crashes,
+                      restart storms, leader crashes, partitions, pauses, drift,
+                      delays, loss; holder crashes near expiry) and prints it
   --trace FILE        write every trace event as NDJSON (one run only)
   --history FILE      write the clients' operation history as JSON (one run only;
                       format in docs/history.md)
@@ -246,6 +248,7 @@ function main(argv: string[]): number {
         violations: r.violations,
         boundsBroken: r.boundsBroken,
         actionFailures: r.actionFailures,
+        nemesisMix: r.nemesisMix,
       })),
       violations,
       failedExpectations,
@@ -267,6 +270,7 @@ function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
   const head = `${r.ok ? "ok  " : "FAIL"} ${r.name} seed=${r.seed} hash=${r.traceHash} events=${r.events} leader=${r.leader ?? "-"}`;
   if (quiet && r.ok) return;
   console.log(head);
+  if (r.nemesisMix !== null) console.log(`     nemesis: ${r.nemesisMix}`);
   for (const x of r.expectations) if (!x.ok || !quiet) console.log(`     ${x.ok ? "pass" : "FAIL"} ${x.description} (${x.detail})`);
   for (const v of r.violations)
     console.log(`     VIOLATION ${v.invariant} at ${formatMicros(v.time)} [${v.nodes.join(", ")}]: ${v.detail}`);

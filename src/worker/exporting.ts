@@ -27,7 +27,7 @@ function scenarioToInput(sc: Scenario): Record<string, unknown> {
   if (sc.nemesis !== undefined) {
     const n = sc.nemesis;
     out.nemesis = {
-      faults: n.faults,
+      ...(n.faults === undefined ? {} : { faults: n.faults }),
       intervalMin: d(n.intervalMin),
       intervalMax: d(n.intervalMax),
       // Written out even when the file left it to its default (3/4 of the run): the export may be longer than the original.

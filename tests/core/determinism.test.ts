@@ -63,7 +63,7 @@ describe("determinism (DESIGN.md: same seed + same actions = same trace)", () =>
     for (;;) {
       const next = b.nextEventTime();
       if (next === null || next > 2_000_000) break;
-      stepped.push(...b.step());
+      stepped.push(...b.step(2_000_000));
     }
     b.advanceTo(2_000_000);
     expect(b.traceHash).toBe(a.traceHash);

@@ -4,8 +4,8 @@ import { parseScenario } from "../../src/core/scenario/schema";
 
 const SEEDS = 500;
 
-describe("random nemesis seed sweep", () => {
-  it(`${SEEDS} seeds of crashes, partitions, cuts, pauses, drift, clock jumps and loss: no violation, and the cluster recovers`, () => {
+describe("random nemesis seed sweep (swarm: each seed draws its own fault mix)", () => {
+  it(`${SEEDS} seeds of swarm mixes (crashes, leader crashes, restart storms, partitions, cuts, pauses, drift, jumps, delays, loss): no violation, and the cluster recovers`, () => {
     const parsed = parseScenario({
       name: "sweep",
       duration: "10s",
@@ -15,12 +15,25 @@ describe("random nemesis seed sweep", () => {
     });
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const bad: string[] = [];
+    const kinds = new Set<string>();
+    let crashes = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const r = runScenario(parsed.scenario, { seed });
+      const r = runScenario(parsed.scenario, {
+        seed,
+        onTrace: (e) => {
+          if (e.kind === "crash") crashes++;
+        },
+      });
+      for (const k of /mix: ([^;]*);/.exec(r.nemesisMix ?? "")?.[1]?.split(" ") ?? []) kinds.add(k.split("×")[0] as string);
       for (const v of r.violations)
         bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (npm run sim -- --nemesis random --seed ${seed})`);
       for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
     }
     expect(bad).toEqual([]);
+    // The swarm must actually draw every kind that applies without holders, and crash things.
+    expect([...kinds].sort()).toEqual(
+      ["clock", "crash", "cut", "delay", "leader-crash", "leader-isolate", "network", "partition", "pause", "restart-storm"].sort(),
+    );
+    expect(crashes).toBeGreaterThan(SEEDS);
   });
 });

@@ -77,6 +77,8 @@ export interface RunResult {
   /** The storage's recent writes (bounded), oldest first. */
   readonly storageLog: readonly StorageLogEntry[];
   readonly history: History | null;
+  /** The random nemesis's fault mix (swarm: drawn from the seed), or null without a nemesis. */
+  readonly nemesisMix: string | null;
   readonly ok: boolean;
 }
 
@@ -115,7 +117,7 @@ export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig 
   const n = s.nemesis;
   if (n === undefined) return undefined;
   return {
-    faults: n.faults as NemesisConfig["faults"],
+    faults: (n.faults ?? null) as NemesisConfig["faults"],
     intervalMinUs: n.intervalMin,
     intervalMaxUs: Math.max(n.intervalMin, n.intervalMax),
     quietAfterUs: n.quietAfter ?? Math.floor(durationUs * 0.75),
@@ -206,6 +208,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     holders,
     storageLog: sim.storage()?.log ?? [],
     history: recorder?.finish(sim.seed) ?? null,
+    nemesisMix: sim.nemesisMix,
     // A violation the scenario expects (e.g. corruption with fencing off) is the point of the run, not a failure.
     ok: unexpected(s, sim.violations).length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
   };

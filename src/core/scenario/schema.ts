@@ -221,10 +221,11 @@ export const scenarioSchema = z.strictObject({
   storage: z.strictObject({ fencing: z.boolean().optional() }).default({}),
   nemesis: z
     .strictObject({
+      /** The kinds of fault, pinned (equally likely). Left out: swarm, each run draws its own mix from its seed. */
       faults: z
         .array(z.enum(ALL_FAULTS as [string, ...string[]]))
         .min(1)
-        .default([...ALL_FAULTS]),
+        .optional(),
       intervalMin: nemesisInterval.default(200_000),
       intervalMax: nemesisInterval.default(1_000_000),
       quietAfter: duration.optional(),

@@ -14,7 +14,7 @@ import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type V
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
 import { clientIds, configProblems, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
-import { type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
+import { describeMix, type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
 import { Rng, type RngState } from "./rng";
 import { formatMicros, ms } from "./time";
@@ -271,6 +271,11 @@ export class Simulation implements CheckerHost {
   }
   get pendingEvents(): number {
     return this.queue.size;
+  }
+  /** The random nemesis's fault mix in words (drawn at time 0), or null without a nemesis or before time 0 has run. */
+  get nemesisMix(): string | null {
+    const m = this.nemesisState?.mix ?? null;
+    return m === null ? null : describeMix(m);
   }
 
   status(id: ProcId): ProcStatus {
