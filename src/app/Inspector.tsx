@@ -215,6 +215,14 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         >
           Time out {n.id}
         </button>
+        <button
+          type="button"
+          disabled={n.status !== "up" || view.leader === null || view.leader === n.id}
+          onClick={() => act({ type: "transfer", to: n.id })}
+          title="Planned failover (Raft dissertation 3.10): the leader stops taking writes, brings this node's log up to date, then tells it to start an election at once"
+        >
+          Transfer leadership to {n.id}
+        </button>
       </div>
       <div className="actions">
         <Duration label="seconds" value={pauseS} onChange={setPauseS} />

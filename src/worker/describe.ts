@@ -13,8 +13,10 @@ export function describeMessage(p: Payload): { label: string; detail: string } {
     case "RequestVote":
       return {
         label: p.preVote ? "pre-vote" : "vote",
-        detail: `${p.preVote ? "PreVote" : "RequestVote"} for term ${p.term}, last log ${p.lastLogIndex} (term ${p.lastLogTerm})`,
+        detail: `${p.preVote ? "PreVote" : "RequestVote"} for term ${p.term}, last log ${p.lastLogIndex} (term ${p.lastLogTerm})${p.transfer ? ", asked to take over by the leader" : ""}`,
       };
+    case "TimeoutNow":
+      return { label: "timeout now", detail: `TimeoutNow, term ${p.term}: take over leadership and start an election at once` };
     case "RequestVoteResp":
       return {
         label: p.preVote ? "pre-vote reply" : "vote reply",
@@ -154,6 +156,16 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
       return null;
     case "commit":
       return { category: "replication", text: `${e.proc} committed up to index ${e.index}`, procs: [e.proc] };
+    case "transfer":
+      switch (e.phase) {
+        case "started":
+          return { category: "election", text: `${e.proc} hands leadership to ${e.to}: it takes no new writes and ${e.reason}`, procs: [e.proc, e.to] };
+        case "timeout-now":
+          return { category: "election", text: `${e.proc} tells ${e.to} to start an election now (TimeoutNow): ${e.reason}`, procs: [e.proc, e.to] };
+        case "aborted":
+          return { category: "election", text: `${e.proc} stopped handing leadership to ${e.to}: ${e.reason}`, procs: [e.proc, e.to] };
+      }
+      return null;
     case "lease":
       return describeLease(e);
     case "holder": {
@@ -322,6 +334,8 @@ export function describeAction(a: Action): string {
       return `${a.type} ${a.proc}`;
     case "timeout":
       return `force an election timeout on ${a.proc}`;
+    case "transfer":
+      return `hand leadership to ${a.to}`;
     case "pause":
       return `pause ${a.proc} for ${s(a.durationUs)}`;
     case "partition":

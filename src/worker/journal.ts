@@ -416,6 +416,14 @@ export function diagramMarkOf(e: TraceEvent, prevHolderState: string | undefined
       };
     case "timeout":
       return { ...at, proc: e.proc, kind: "timeout", label: "timeout forced", bad: false };
+    case "transfer":
+      return {
+        ...at,
+        proc: e.proc,
+        kind: "transfer",
+        label: e.phase === "aborted" ? `handover to ${e.to} given up` : e.phase === "started" ? `hands over to ${e.to}` : `TimeoutNow to ${e.to}`,
+        bad: e.phase === "aborted",
+      };
     case "holder": {
       const top = e.state.split(".")[0] ?? e.state;
       if (prevHolderState !== undefined && (prevHolderState.split(".")[0] ?? prevHolderState) === top) return null;

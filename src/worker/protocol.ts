@@ -150,7 +150,7 @@ export interface DiagramMark {
   readonly t: number;
   readonly n: number;
   readonly proc: string;
-  readonly kind: "role" | "crash" | "restart" | "pause" | "resume" | "holder" | "storage" | "clock" | "timeout" | "violation";
+  readonly kind: "role" | "crash" | "restart" | "pause" | "resume" | "holder" | "storage" | "clock" | "timeout" | "transfer" | "violation";
   /** Short words: "leader T4", "crashed", "holding (token 7)", "rejected token 5". */
   readonly label: string;
   /** A problem (rejection, violation, lost lease): drawn in the warning colour. */

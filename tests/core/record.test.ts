@@ -26,6 +26,7 @@ const EVERY_KIND: readonly TimedAction[] = [
   { at: 3_000_014, action: { type: "release", holder: "h2" } },
   { at: 3_000_015, action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } },
   { at: 3_000_016, action: { type: "fencing", on: false } },
+  { at: 3_000_017, action: { type: "transfer", to: "n3" } },
 ];
 
 describe("recorded actions in scenario files", () => {

@@ -442,6 +442,8 @@ export function markGlyph(m: Pick<DiagramMark, "kind" | "label" | "bad">): strin
       return "◑";
     case "timeout":
       return "⊙";
+    case "transfer":
+      return "⇢";
     case "violation":
       return "✗";
   }

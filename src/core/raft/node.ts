@@ -100,6 +100,12 @@ export interface RaftState {
   /** Read requests that arrived before this leader committed an entry of its term. */
   readsWaitingForCommit: number[];
   readRound: number;
+  /** A leadership transfer in progress: the server leadership goes to (null: none). */
+  transferee: NodeId | null;
+  /** Local time at which the transfer is given up (an election timeout after it started). */
+  transferDeadline: number;
+  /** TimeoutNow has been sent to the transferee. */
+  transferSent: boolean;
   // Unreported changes (the next Ready).
   hardDirty: boolean;
   truncateFrom: number | null;
@@ -151,6 +157,9 @@ export class RaftNode {
       reads: [],
       readsWaitingForCommit: [],
       readRound: 0,
+      transferee: null,
+      transferDeadline: 0,
+      transferSent: false,
       hardDirty: false,
       truncateFrom: null,
       appendFrom: null,
@@ -255,7 +264,8 @@ export class RaftNode {
   nextDeadline(): number {
     const s = this.st;
     if (s.role !== "leader") return s.electionDeadline;
-    return this.cfg.checkQuorum ? Math.min(s.heartbeatDeadline, s.checkQuorumDeadline) : s.heartbeatDeadline;
+    const d = this.cfg.checkQuorum ? Math.min(s.heartbeatDeadline, s.checkQuorumDeadline) : s.heartbeatDeadline;
+    return s.transferee === null ? d : Math.min(d, s.transferDeadline);
   }
 
   // ---- inputs ----------------------------------------------------------------
@@ -263,6 +273,9 @@ export class RaftNode {
   onTimer(now: number): void {
     const s = this.st;
     if (s.role === "leader") {
+      if (s.transferee !== null && now >= s.transferDeadline) {
+        this.abortTransfer(`${s.transferee} did not take over within an election timeout`);
+      }
       if (this.cfg.checkQuorum && now >= s.checkQuorumDeadline) {
         s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
         let active = 1;
@@ -292,10 +305,37 @@ export class RaftNode {
     this.campaign(now, "forced timeout");
   }
 
+  /**
+   * Leadership transfer (dissertation 3.10, etcd's MsgTransferLeader): stop taking
+   * proposals, bring `to`'s log up to date, then tell it to campaign at once (TimeoutNow).
+   * Given up after an election timeout. Returns why it cannot start, or null.
+   */
+  transferLeadership(now: number, to: NodeId): string | null {
+    const s = this.st;
+    if (s.role !== "leader") return `${this.id} is not the leader`;
+    if (to === this.id) return `${to} is already the leader`;
+    if (!this.peers.includes(to)) return `${to} is not a voter`;
+    if (s.transferee === to) return null;
+    if (s.transferee !== null) this.abortTransfer(`leadership goes to ${to} instead`);
+    s.transferee = to;
+    s.transferSent = false;
+    s.transferDeadline = now + this.cfg.electionTimeoutMinUs;
+    s.events.push({ type: "transfer", to, phase: "started", reason: `catching ${to} up` });
+    if (this.pr(to).match === this.lastIndex) this.sendTimeoutNow(to);
+    else this.sendAppend(to);
+    return null;
+  }
+
+  /** The server leadership is being handed to, or null. */
+  get transferee(): NodeId | null {
+    return this.st.transferee;
+  }
+
   /** Appends a command if this node is leader. Returns its index and term, or null. */
   propose(cmd: Command): { index: number; term: number } | null {
     const s = this.st;
-    if (s.role !== "leader") return null;
+    // A leader handing over takes no proposals (etcd drops them): the new leader will.
+    if (s.role !== "leader" || s.transferee !== null) return null;
     const entry: Entry = { index: s.log.length + 1, term: s.term, cmd };
     this.appendLocal([entry]);
     for (const p of this.peers) this.sendAppend(p);
@@ -326,7 +366,9 @@ export class RaftNode {
     if (m.term > s.term) {
       if (m.type === "RequestVote") {
         const inLease = this.cfg.checkQuorum && s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs;
-        if (inLease) return; // Dissertation 4.2.3: ignore disruptive candidates while a leader is heard.
+        // Dissertation 4.2.3: ignore disruptive candidates while a leader is heard, except the one
+        // the leader itself asked to take over (3.10).
+        if (inLease && m.transfer !== true) return;
         if (!m.preVote) this.becomeFollower(now, m.term, null, `saw term ${m.term} in a vote request from ${from}`);
       } else if (m.type === "RequestVoteResp" && m.preVote && m.granted) {
         // A granted pre-vote carries the term we would campaign in; do not adopt it.
@@ -366,6 +408,9 @@ export class RaftNode {
       case "AppendEntriesResp":
         this.onAppendResp(now, from, m);
         return;
+      case "TimeoutNow":
+        this.onTimeoutNow(now, from);
+        return;
     }
   }
 
@@ -404,14 +449,15 @@ export class RaftNode {
     else this.requestVotes(this.st.term + 1, true);
   }
 
-  private becomeCandidate(now: number, why: string): void {
+  /** `transfer`: the leader asked us to take over (TimeoutNow), so no pre-vote, and voters may not ignore us. */
+  private becomeCandidate(now: number, why: string, transfer = false): void {
     const s = this.st;
     s.term += 1;
     s.votedFor = this.id;
     s.hardDirty = true;
     this.startRound(now, "candidate", why);
     if (this.quorum === 1) this.becomeLeader(now);
-    else this.requestVotes(s.term, false);
+    else this.requestVotes(s.term, false, transfer);
   }
 
   /** Starts a (pre-)election round: vote for itself, forget any leader, restart the timer. */
@@ -426,9 +472,10 @@ export class RaftNode {
   }
 
   /** A pre-vote asks about the term it would campaign in (term + 1) without moving to it. */
-  private requestVotes(term: number, preVote: boolean): void {
+  private requestVotes(term: number, preVote: boolean, transfer = false): void {
     for (const p of this.peers) {
-      this.send(p, { type: "RequestVote", term, lastLogIndex: this.lastIndex, lastLogTerm: this.lastTerm(), preVote });
+      const m: RequestVote = { type: "RequestVote", term, lastLogIndex: this.lastIndex, lastLogTerm: this.lastTerm(), preVote };
+      this.send(p, transfer ? { ...m, transfer } : m);
     }
   }
 
@@ -488,6 +535,8 @@ export class RaftNode {
 
   private clearLeaderState(): void {
     const s = this.st;
+    s.transferee = null;
+    s.transferSent = false;
     s.progress = {};
     s.reads = [];
     s.readsWaitingForCommit = [];
@@ -547,6 +596,32 @@ export class RaftNode {
     } else if (no >= this.quorum) {
       this.becomeFollower(now, s.term, null, m.preVote ? "lost pre-vote" : "lost election");
     }
+  }
+
+  // ---- leadership transfer -----------------------------------------------------
+
+  private sendTimeoutNow(to: NodeId): void {
+    const s = this.st;
+    if (s.transferSent) return;
+    s.transferSent = true;
+    s.events.push({ type: "transfer", to, phase: "timeout-now", reason: `${to}'s log is up to date` });
+    this.send(to, { type: "TimeoutNow", term: s.term });
+  }
+
+  private abortTransfer(why: string): void {
+    const s = this.st;
+    const to = s.transferee;
+    if (to === null) return;
+    s.transferee = null;
+    s.transferSent = false;
+    s.events.push({ type: "transfer", to, phase: "aborted", reason: why });
+  }
+
+  /** The leader asks us to take over: campaign now, skipping the pre-vote (its leader is the one asking). */
+  private onTimeoutNow(now: number, from: NodeId): void {
+    const s = this.st;
+    if (s.role === "leader") return;
+    this.becomeCandidate(now, `leadership transfer from ${from}`, true);
   }
 
   // ---- replication -----------------------------------------------------------
@@ -626,6 +701,7 @@ export class RaftNode {
       }
       if (pr.next < pr.match + 1) pr.next = pr.match + 1;
       if (advanced) this.maybeCommit();
+      if (s.transferee === from && pr.match === this.lastIndex) this.sendTimeoutNow(from);
       const sent = this.sendAppend(from);
       // The answer to a heartbeat sent after the latest append says the follower is still
       // behind: that append (or its answer) may be lost. Ask at next - 1 with an empty append;

@@ -52,7 +52,13 @@ interface Volatile {
 }
 
 export function isRaftMessage(p: Payload): p is RaftMessage {
-  return p.type === "RequestVote" || p.type === "RequestVoteResp" || p.type === "AppendEntries" || p.type === "AppendEntriesResp";
+  return (
+    p.type === "RequestVote" ||
+    p.type === "RequestVoteResp" ||
+    p.type === "AppendEntries" ||
+    p.type === "AppendEntriesResp" ||
+    p.type === "TimeoutNow"
+  );
 }
 
 export interface ServerConfig {
@@ -179,11 +185,20 @@ export class RaftServer implements ProcessLogic {
     v.node.onTimer(ctx.now);
     if (v.tracker !== null && v.node.role === "leader") {
       const events: TrackerEvent[] = [];
-      const ops = v.tracker.due(ctx.now, v.node.hasQuorumContact(ctx.now), events);
+      // A leader handing over proposes nothing: it decides no expiry (the next leader will).
+      const ops = v.tracker.due(ctx.now, v.node.hasQuorumContact(ctx.now) && v.node.transferee === null, events);
       this.emitTracker(ctx, events);
       for (const op of ops) v.node.propose({ type: "system", op });
     }
     this.handleReady(ctx);
+  }
+
+  /** Hands leadership to `to` (dissertation 3.10). Returns why it cannot, or null once started. */
+  transferLeadership(ctx: ProcessContext, to: NodeId): string | null {
+    if (this.v === null) return `${this.id} is down`;
+    const why = this.v.node.transferLeadership(ctx.now, to);
+    this.handleReady(ctx);
+    return why;
   }
 
   /** Starts an election at once (the UI's "force election timeout"). */
@@ -233,6 +248,7 @@ export class RaftServer implements ProcessLogic {
       const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, remainingMs: out.ttlMs }] };
       const at = v.node.propose({ type: "system", op });
       if (at !== null) v.refreshes.set(at.index, { to: from, reply });
+      else ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.transferee });
       return;
     }
     ctx.send(from, reply);
@@ -257,6 +273,8 @@ export class RaftServer implements ProcessLogic {
     }
     const at = v.node.propose({ type: "client", clientId: m.clientId, seq: m.seq, op: m.op });
     if (at !== null) v.writes.set(at.index, { client: from, clientId: m.clientId, seq: m.seq, term: at.term });
+    // Handing leadership over: point the client at the next leader.
+    else this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.transferee });
   }
 
   private onRead(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientRead): void {
@@ -297,6 +315,7 @@ export class RaftServer implements ProcessLogic {
     for (const e of rd.events) {
       if (e.type === "role") ctx.emit({ kind: "role", role: e.role, term: e.term, leader: e.leader, reason: e.reason });
       else if (e.type === "vote") ctx.emit({ kind: "vote", term: e.term, candidate: e.candidate });
+      else if (e.type === "transfer") ctx.emit({ kind: "transfer", to: e.to, phase: e.phase, reason: e.reason });
       else ctx.emit({ kind: "commit", index: e.index });
     }
     for (const m of rd.messages) ctx.send(m.to, m.msg);

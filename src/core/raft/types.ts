@@ -45,6 +45,11 @@ export interface RequestVote {
   readonly lastLogIndex: number;
   readonly lastLogTerm: number;
   readonly preVote: boolean;
+  /**
+   * The election was started by a leadership transfer (TimeoutNow): voters grant it even
+   * though they heard the leader recently (dissertation 3.10; etcd's campaignTransfer).
+   */
+  readonly transfer?: boolean;
 }
 
 export interface RequestVoteResp {
@@ -80,7 +85,13 @@ export interface AppendEntriesResp {
   readonly readCtx: number;
 }
 
-export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | AppendEntriesResp;
+/** Leader -> the server it hands leadership to: start an election now (dissertation 3.10). */
+export interface TimeoutNow {
+  readonly type: "TimeoutNow";
+  readonly term: number;
+}
+
+export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | AppendEntriesResp | TimeoutNow;
 
 export interface RaftConfig {
   readonly id: NodeId;
@@ -98,7 +109,12 @@ export interface RaftConfig {
 export type NodeEvent =
   | { readonly type: "role"; readonly role: Role; readonly term: number; readonly leader: NodeId | null; readonly reason: string }
   | { readonly type: "vote"; readonly term: number; readonly candidate: NodeId }
-  | { readonly type: "commit"; readonly index: number };
+  | { readonly type: "commit"; readonly index: number }
+  /**
+   * A leadership transfer (dissertation 3.10): `started` (the leader stops taking proposals
+   * and catches `to` up), `timeout-now` (it told `to` to campaign), `aborted` (with why).
+   */
+  | { readonly type: "transfer"; readonly to: NodeId; readonly phase: "started" | "timeout-now" | "aborted"; readonly reason: string };
 
 export interface Outgoing {
   readonly to: NodeId;

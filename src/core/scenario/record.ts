@@ -37,6 +37,8 @@ export function scenarioActionsOf(t: TimedAction): ScenarioActionInput[] {
     case "resume":
     case "timeout":
       return [{ at, do: a.type, node: a.proc }];
+    case "transfer":
+      return [{ at, do: "transfer-leadership", to: a.to }];
     case "pause":
       return [{ at, do: "pause", node: a.proc, for: formatExactDuration(a.durationUs) }];
     case "partition":

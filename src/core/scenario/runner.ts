@@ -221,6 +221,8 @@ export function toSimAction(a: ScenarioAction): Action {
     case "resume":
     case "timeout":
       return { type: a.do, proc: a.node };
+    case "transfer-leadership":
+      return { type: "transfer", to: a.to };
     case "pause":
       return { type: "pause", proc: a.node, durationUs: a.for };
     case "partition":

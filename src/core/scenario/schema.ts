@@ -75,6 +75,8 @@ const action = z.discriminatedUnion("do", [
   /** A client asks for a lease's time to live and attached keys (with `name`), or for the list of leases. */
   z.strictObject({ ...at, do: z.literal("lease-query"), client: procRef.default("c1"), name: z.string().min(1).optional() }),
   z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
+  /** The leader hands leadership to `to` (a node id, or "follower" / "any-node"). */
+  z.strictObject({ ...at, do: z.literal("transfer-leadership"), to: procRef }),
   z.strictObject({ ...at, do: z.literal("release"), holder: procRef }),
   z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
   z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() }),

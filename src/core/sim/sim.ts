@@ -59,6 +59,8 @@ export type Action =
     }
   | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
   | { readonly type: "timeout"; readonly proc: ProcRef }
+  /** The leader hands leadership to `to` (dissertation 3.10: catch it up, then TimeoutNow). */
+  | { readonly type: "transfer"; readonly to: ProcRef }
   | { readonly type: "drop-message"; readonly id: number }
   | { readonly type: "note"; readonly text: string }
   /** The holder gives its lease back (revoke through the log). */
@@ -951,6 +953,20 @@ export class Simulation implements CheckerHost {
         if (!(logic instanceof RaftServer) || p.status !== "up") return;
         this.emit({ kind: "timeout", proc: p.id });
         this.run(p, (ctx) => logic.forceTimeout(ctx));
+        return;
+      }
+      case "transfer": {
+        const leader = this.leader();
+        if (leader === null) throw new Error("there is no leader to hand leadership over");
+        const to = this.resolve(a.to);
+        const p = this.proc(leader);
+        const logic = p.logic as RaftServer;
+        if (p.status !== "up") throw new Error(`the leader ${leader} is paused`);
+        let why: string | null = null;
+        this.run(p, (ctx) => {
+          why = logic.transferLeadership(ctx, to);
+        });
+        if (why !== null) throw new Error(why);
         return;
       }
       case "drop-message": {

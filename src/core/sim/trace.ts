@@ -28,6 +28,13 @@ export type ProcEvent =
       readonly lastTerm: number;
     }
   | { readonly kind: "commit"; readonly index: number }
+  /** A leadership transfer: started, TimeoutNow sent to `to`, or aborted (reason). */
+  | {
+      readonly kind: "transfer";
+      readonly to: NodeId;
+      readonly phase: "started" | "timeout-now" | "aborted";
+      readonly reason: string;
+    }
   | { readonly kind: "apply"; readonly from: number; readonly to: number }
   | {
       readonly kind: "client";
@@ -270,6 +277,10 @@ export class TraceHasher {
         this.num(m.lastLogIndex);
         this.num(m.lastLogTerm);
         this.bool(m.preVote);
+        this.bool(m.transfer === true);
+        return;
+      case "TimeoutNow":
+        this.num(m.term);
         return;
       case "RequestVoteResp":
         this.num(m.term);
