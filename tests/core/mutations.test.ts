@@ -161,7 +161,7 @@ describe("planted Raft bugs: the swarm nemesis finds each within its budget", ()
       table.applySystem = applySystem;
     });
     // The lease sweep's own settings (fencing on: the storage stays safe, the holders' belief does not).
-    const BUDGET = 150;
+    const BUDGET = 500;
     const hit = hunt(LEASE_SWEEP, BUDGET, violation("lease-belief"));
     console.log(`re-grant race: ${hit === null ? `not found in ${BUDGET} seeds` : `first found by seed ${hit.seed}: ${hit.what}`}`);
     expect(hit, `re-grant race not found in ${BUDGET} seeds`).not.toBeNull();

@@ -26,6 +26,8 @@ import type { Action, Simulation } from "./sim";
  *   it voted and restart it at once (a lost vote shows there).
  * "leader-isolate": partition the leader with one follower from the rest (a minority leader, stale reads).
  * "delay": a latency spike, so messages of one term arrive after those of the next.
+ * "transfer": the leader hands leadership to a random follower (a planned failover, dissertation 3.10),
+ *   which may be behind, paused or cut off: the handover must then be given up.
  * "holder-expiry": crash a lease holder and restart it just around the time the leader expires its lease,
  *   so its new grant races the Expire.
  */
@@ -41,6 +43,7 @@ export type FaultKind =
   | "restart-storm"
   | "leader-isolate"
   | "delay"
+  | "transfer"
   | "holder-expiry";
 
 export const ALL_FAULTS: readonly FaultKind[] = [
@@ -55,6 +58,7 @@ export const ALL_FAULTS: readonly FaultKind[] = [
   "restart-storm",
   "leader-isolate",
   "delay",
+  "transfer",
   "holder-expiry",
 ];
 
@@ -480,6 +484,11 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
         latencyMaxUs: net.latencyMaxMs * 1000,
       });
       return [{ type: "network", latencyMinUs: base, latencyMaxUs: spike }];
+    }
+    case "transfer": {
+      const l = sim.leader();
+      if (l === null || sim.status(l) !== "up") return [];
+      return [{ type: "transfer", to: rng.pick(nodes.filter((x) => x !== l)) }];
     }
     case "holder-expiry": {
       if (n.watch !== null || now < n.holderCooldownUntil) return [];

@@ -597,7 +597,15 @@ export class Simulation implements CheckerHost {
         const n = this.nemesisState;
         if (n === null) return false;
         const actions = nemesisStep(n, this);
-        for (const a of actions) this.apply(a);
+        for (const a of actions) {
+          try {
+            this.apply(a);
+          } catch (err) {
+            // Decided before the tick's earlier actions ran (e.g. a hand-over after a planned
+            // crash of the leader): skipped, and said so, like a user's action that cannot run.
+            this.emit({ kind: "note", text: `nemesis: ${a.type} skipped: ${(err as Error).message}` });
+          }
+        }
         this.push({ type: "nemesis", at: this._now + n.nextDelayUs() });
         return true;
       }
