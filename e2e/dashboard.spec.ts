@@ -33,6 +33,22 @@ test("a leader appears; killing it brings a new leader with a higher term", asyn
   expect(errors).toEqual([]);
 });
 
+test("Transfer leadership hands the leader's role to the chosen follower in the next term, and the event log says how", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  const first = await leader(page);
+  const target = first.id === "n2" ? "n3" : "n2";
+  await node(page, target).click();
+  await page.getByRole("button", { name: `Transfer leadership to ${target}` }).click();
+  await expect(page.getByRole("button", { name: `${target}, leader, term ${first.term + 1}`, exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: new RegExp(`^${first.id}, follower, term ${first.term + 1}$`) })).toBeVisible();
+  await expect(page.getByText(`${first.id} tells ${target} to start an election now (TimeoutNow)`).first()).toBeAttached();
+  await shot(page, "02b-leadership-transferred");
+  await expect(page.getByTestId("violations")).toHaveText("0");
+  expect(errors).toEqual([]);
+});
+
 test("a minority partition cannot elect a leader or commit", async ({ page }) => {
   await page.goto("/?seed=8&speed=1&holders=0&clients=2");
   const old = await leader(page);
