@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RaftNode } from "../../src/core/raft/node";
-import type { Disk } from "../../src/core/raft/server";
+import { type Disk, emptyDisk } from "../../src/core/raft/server";
 import type { Entry } from "../../src/core/raft/types";
 import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type Violation } from "../../src/core/sim/checkers";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
@@ -38,7 +38,7 @@ function harness() {
       term,
       cmd: { type: "client", clientId: `${key}${i}`, seq: 1, op: { type: "put", key, value: `${term}` } },
     }));
-    const disk = disks.get(node) ?? { hard: { term: 0, votedFor: null }, log: [] };
+    const disk = disks.get(node) ?? emptyDisk();
     disk.log = log;
     disks.set(node, disk);
     feed({ kind: "log", proc: node, truncatedFrom: 1, from: 1, lastIndex: log.length, lastTerm: terms[terms.length - 1] ?? 0 });
@@ -105,7 +105,7 @@ describe("checkers detect each violation", () => {
 
   it("persist before send: a vote reply before the vote is on disk", () => {
     const h = harness();
-    h.disks.set("n1", { hard: { term: 2, votedFor: null }, log: [] });
+    h.disks.set("n1", { ...emptyDisk(), hard: { term: 2, votedFor: null } });
     h.feed({
       kind: "send",
       id: 1,
