@@ -908,6 +908,9 @@ export class RaftNode {
         // Keep its election timer quiet; send the snapshot again if no answer came for a while.
         if (++pr.snapshotHeartbeats >= SNAPSHOT_RESEND_HEARTBEATS) this.sendSnapshot(p, pr);
         else this.sendEmptyAppend(p, this.st.logStart);
+      } else if (pr.state === "replicate" && pr.next - 1 < this.st.logStart) {
+        // The entries it needs next were compacted while it was behind: only the snapshot will do.
+        this.sendSnapshot(p, pr);
       } else if (pr.state === "replicate") {
         if (pr.inflight.length > 0) pr.heartbeatAfterAppend = true;
         this.sendEmptyAppend(p, Math.max(pr.match, this.st.logStart));
