@@ -32,6 +32,11 @@ export function describeMessage(p: Payload): { label: string; detail: string } {
             : `AppendEntries term ${p.term}: ${n} entr${n === 1 ? "y" : "ies"} after ${p.prevLogIndex} (term ${p.prevLogTerm}), commit ${p.leaderCommit}`,
       };
     }
+    case "InstallSnapshot":
+      return {
+        label: "snapshot",
+        detail: `InstallSnapshot term ${p.term}: state up to ${p.snapshot.index} (term ${p.snapshot.term}), in one message`,
+      };
     case "AppendEntriesResp":
       return {
         label: "append reply",
@@ -166,6 +171,15 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
           return { category: "election", text: `${e.proc} stopped handing leadership to ${e.to}: ${e.reason}`, procs: [e.proc, e.to] };
       }
       return null;
+    case "snapshot":
+      return {
+        category: "replication",
+        text:
+          e.op === "take"
+            ? `${e.proc} took a snapshot of its state up to index ${e.index} and dropped its log entries up to ${e.logStart}`
+            : `${e.proc} installed the leader's snapshot up to index ${e.index} (term ${e.term}); its log now ends at ${e.lastIndex}`,
+        procs: [e.proc],
+      };
     case "lease":
       return describeLease(e);
     case "holder": {

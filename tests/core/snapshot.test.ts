@@ -50,7 +50,10 @@ describe("snapshot and restore", () => {
 
 describe("frozen Raft logs in snapshots", () => {
   it("a frozen server clones back to the same logs and state; successive frozen copies share their unchanged chunks", () => {
-    const sim = new Simulation(mergeConfig(defaultConfig(), { seed: 8, clients: { count: 3, workload: "random" } }));
+    // Compaction off: the logs grow past two chunks.
+    const sim = new Simulation(
+      mergeConfig(defaultConfig(), { seed: 8, clients: { count: 3, workload: "random" }, raft: { snapshotEveryEntries: 0 } }),
+    );
     sim.advanceTo(240_000_000);
     const leader = sim.leader() as string;
     const server = sim.server(leader);
@@ -58,7 +61,7 @@ describe("frozen Raft logs in snapshots", () => {
     const a = server.freeze();
     sim.advanceTo(241_000_000);
     const b = server.freeze();
-    const chunksOf = (s: unknown) => (s as { frozen: { disk: readonly unknown[] } }).frozen.disk;
+    const chunksOf = (s: unknown) => (s as { frozen: { disk: { chunks: readonly unknown[] } } }).frozen.disk.chunks;
     // The first chunk did not change in that second: the two frozen copies hold the very same array.
     expect(chunksOf(b)[0]).toBe(chunksOf(a)[0]);
     // A frozen copy holds no flat log of its own.
@@ -70,5 +73,35 @@ describe("frozen Raft logs in snapshots", () => {
     // And the clone is independent of the server it came from.
     sim.advanceTo(242_000_000);
     expect(back.disk.log.length).toBeLessThan(server.disk.log.length);
+  });
+
+  it("with compaction, frozen copies share the snapshot and the chunks the compaction did not touch", () => {
+    // Snapshots every 1500 entries keeping 1200 before them: the log spans a few chunks.
+    const cfg = mergeConfig(defaultConfig(), {
+      seed: 8,
+      clients: { count: 3, workload: "random" },
+      raft: { snapshotEveryEntries: 1500, snapshotKeepEntries: 1200 },
+    });
+    const sim = new Simulation(cfg);
+    sim.advanceTo(240_000_000);
+    const leader = sim.leader() as string;
+    const server = sim.server(leader);
+    expect(server.disk.start.snapshot).not.toBeNull();
+    expect(server.disk.start.index).toBeGreaterThan(0);
+    const a = server.freeze();
+    sim.advanceTo(241_000_000);
+    const b = server.freeze();
+    type Frozen = { frozen: { disk: { first: number; chunks: readonly (readonly { index: number }[])[] } } };
+    const fa = (a as unknown as Frozen).frozen.disk;
+    const fb = (b as unknown as Frozen).frozen.disk;
+    // Chunks are aligned by log index: each chunk of b at an index a covers too, and unchanged, is a's.
+    const shared = fb.chunks.filter((c) => fa.chunks.includes(c));
+    expect(shared.length).toBeGreaterThan(0);
+    const back = b.clone();
+    expect(back.disk.start).toBe(server.disk.start);
+    expect(back.disk.log).toEqual(server.disk.log);
+    expect(back.node?.log).toEqual(server.node?.log);
+    expect(back.node?.snapshot).toBe(server.node?.snapshot);
+    expect(back.stateMachine?.entries()).toEqual(server.stateMachine?.entries());
   });
 });

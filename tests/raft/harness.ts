@@ -3,8 +3,8 @@
  * Ready to a simulated disk (checking the persist-before-send rule on every Ready),
  * and a tiny network whose messages the tests route, drop or rewrite by hand.
  */
-import { RaftNode } from "../../src/core/raft/node";
-import type { Entry, HardState, NodeId, RaftConfig, RaftMessage, Ready } from "../../src/core/raft/types";
+import { RaftNode, UNCOMPACTED } from "../../src/core/raft/node";
+import type { Entry, HardState, LogStart, NodeId, RaftConfig, RaftMessage, Ready, Snapshot } from "../../src/core/raft/types";
 import { Rng } from "../../src/core/sim/rng";
 
 export const ELECTION_MIN_US = 150_000;
@@ -49,7 +49,24 @@ export function termsOf(log: readonly Entry[]): number[] {
 
 export interface Disk {
   hard: HardState;
+  /** log[k] is the entry at index (start.index) + k + 1; absent: the log starts at 1. */
   log: Entry[];
+  start?: LogStart;
+}
+
+function startOf(disk: Disk): LogStart {
+  return disk.start ?? UNCOMPACTED;
+}
+
+/** The persisted entry at `index` (undefined if compacted or past the end). */
+export function diskAt(disk: Disk, index: number): Entry | undefined {
+  const base = startOf(disk).index;
+  return index <= base ? undefined : disk.log[index - base - 1];
+}
+
+/** A snapshot for hand-driven tests: its data is whatever the test says the state machine held. */
+export function snapshotAt(index: number, term: number, voters: readonly NodeId[], data: unknown = `state@${index}`): Snapshot {
+  return { index, term, voters, data, digest: index * 31 + term };
 }
 
 function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
@@ -64,8 +81,8 @@ function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
 export function persistProblems(id: NodeId, disk: Disk, node: RaftNode, rd: Ready): string[] {
   const bad: string[] = [];
   const onDisk = (upTo: number): boolean => {
-    for (let i = 1; i <= upTo; i++) if (!sameEntry(disk.log[i - 1], node.entryAt(i))) return false;
-    return true;
+    for (let i = startOf(disk).index + 1; i <= upTo; i++) if (!sameEntry(diskAt(disk, i), node.entryAt(i))) return false;
+    return upTo <= startOf(disk).index + disk.log.length;
   };
   for (const { to, msg: m } of rd.messages) {
     switch (m.type) {
@@ -88,6 +105,10 @@ export function persistProblems(id: NodeId, disk: Disk, node: RaftNode, rd: Read
         if (disk.hard.term < m.term) bad.push(`${id} answered an append in term ${m.term} with term ${disk.hard.term} on disk`);
         if (m.success && !onDisk(m.matchIndex)) bad.push(`${id} acknowledged index ${m.matchIndex} before persisting it`);
         break;
+      case "InstallSnapshot":
+        if (disk.hard.term < m.term) bad.push(`${id} sent a snapshot in term ${m.term} with term ${disk.hard.term} on disk`);
+        if ((startOf(disk).snapshot?.index ?? 0) < m.snapshot.index) bad.push(`${id} sent ${to} a snapshot it has not persisted`);
+        break;
     }
   }
   return bad;
@@ -96,12 +117,19 @@ export function persistProblems(id: NodeId, disk: Disk, node: RaftNode, rd: Read
 /** Applies the persistence part of a Ready to a disk (what server.ts does). */
 export function persist(disk: Disk, rd: Ready): void {
   if (rd.hardState !== null) disk.hard = rd.hardState;
-  if (rd.truncateFrom !== null) disk.log.length = rd.truncateFrom - 1;
-  for (const e of rd.entries) {
-    if (e.index > disk.log.length + 1) throw new Error(`disk log gap before ${e.index}`);
-    disk.log[e.index - 1] = e;
+  if (rd.snapshot !== null) {
+    const snap = rd.snapshot;
+    const keep = diskAt(disk, snap.index)?.term === snap.term;
+    disk.log = keep ? disk.log.slice(snap.index - startOf(disk).index) : [];
+    disk.start = { index: snap.index, term: snap.term, snapshot: snap };
   }
-  if (rd.entries.length > 0) disk.log.length = (rd.entries[rd.entries.length - 1] as Entry).index;
+  const base = startOf(disk).index;
+  if (rd.truncateFrom !== null) disk.log.length = Math.max(0, rd.truncateFrom - 1 - base);
+  for (const e of rd.entries) {
+    if (e.index <= base || e.index > base + disk.log.length + 1) throw new Error(`disk log gap before ${e.index}`);
+    disk.log[e.index - base - 1] = e;
+  }
+  if (rd.entries.length > 0) disk.log.length = (rd.entries[rd.entries.length - 1] as Entry).index - base;
 }
 
 /** One node and its disk. Every ready() persists, then checks that the disk holds what the messages depend on. */
@@ -138,7 +166,12 @@ export class Host {
     if (this.disk.hard.term !== this.node.term || this.disk.hard.votedFor !== this.node.votedFor) {
       throw new Error(`${this.id}: node has term ${this.node.term} vote ${this.node.votedFor}, disk ${JSON.stringify(this.disk.hard)}`);
     }
-    if (this.disk.log.length !== this.node.lastIndex || this.disk.log.some((e, i) => !sameEntry(e, this.node.entryAt(i + 1)))) {
+    const base = startOf(this.disk).index;
+    if (
+      base !== this.node.firstIndex - 1 ||
+      base + this.disk.log.length !== this.node.lastIndex ||
+      this.disk.log.some((e, i) => !sameEntry(e, this.node.entryAt(base + i + 1)))
+    ) {
       throw new Error(`${this.id}: persisted log ${termsOf(this.disk.log)} differs from the node's ${termsOf(this.node.log)}`);
     }
     this.readies.push(rd);
@@ -147,7 +180,20 @@ export class Host {
 
   /** Crash and restart: only the disk survives. */
   reboot(now: number): void {
-    this.node = RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, now);
+    this.node = RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, now, startOf(this.disk));
+  }
+
+  /**
+   * What server.ts does once its state machine has applied far enough: snapshot it at
+   * `index` (committed), and compact the log, on the node and on disk, up to `upTo`.
+   */
+  compact(index: number, upTo = index, data?: unknown): Snapshot {
+    const snap = snapshotAt(index, this.node.termAt(index), this.cfg.voters, data);
+    this.node.compact(snap, upTo);
+    const base = startOf(this.disk).index;
+    this.disk.log = this.disk.log.slice(upTo - base);
+    this.disk.start = { index: upTo, term: this.node.logStartTerm, snapshot: snap };
+    return snap;
   }
 }
 

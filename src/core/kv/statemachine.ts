@@ -6,7 +6,7 @@
  * the same way.
  */
 import { LeaseTable } from "../lease/table";
-import type { LeaseEffect } from "../lease/table";
+import type { LeaseEffect, LeaseRecordData } from "../lease/table";
 import type { LeaseInfo, LeaseQuery, LeaseServerSettings, SystemOp } from "../lease/types";
 import type { ClientOp, KvOp, KvQuery } from "../raft/types";
 import type { KvResult, OpResult } from "./messages";
@@ -14,6 +14,24 @@ import type { KvResult, OpResult } from "./messages";
 interface Session {
   lastSeq: number;
   lastResult: OpResult;
+}
+
+/**
+ * Everything the state machine holds, as plain data in a canonical order (sorted by key),
+ * for a Raft snapshot: equal states give equal data, so their digests compare. Never
+ * changed once made (frozen copies of the simulation share it).
+ */
+export interface CoreSnapshotData {
+  readonly kv: readonly (readonly [string, string])[];
+  readonly owners: readonly (readonly [string, string])[];
+  readonly sessions: readonly (readonly [string, number, OpResult])[];
+  readonly leases: readonly LeaseRecordData[];
+}
+
+function sortedPairs<T>(r: Record<string, T>): [string, T][] {
+  return Object.keys(r)
+    .sort()
+    .map((k) => [k, r[k] as T]);
 }
 
 export type ApplyOutcome =
@@ -41,6 +59,27 @@ export class CoreStateMachine {
     const sessions: Record<string, Session> = {};
     for (const k in this.sessions) sessions[k] = { ...(this.sessions[k] as Session) };
     return new CoreStateMachine({ ...this.data }, sessions, this.leases.clone(), { ...this.owners });
+  }
+
+  /** The state as snapshot data (see CoreSnapshotData). Session results are shared: they are never changed. */
+  toSnapshot(): CoreSnapshotData {
+    return {
+      kv: sortedPairs(this.data),
+      owners: sortedPairs(this.owners),
+      sessions: sortedPairs(this.sessions).map(([k, s]) => [k, s.lastSeq, s.lastResult] as const),
+      leases: this.leases.toSnapshot(),
+    };
+  }
+
+  /** A state machine holding a snapshot's data (copied: the snapshot stays untouched). */
+  static fromSnapshot(settings: LeaseServerSettings, d: CoreSnapshotData): CoreStateMachine {
+    const data: Record<string, string> = {};
+    for (const [k, v] of d.kv) data[k] = v;
+    const owners: Record<string, string> = {};
+    for (const [k, v] of d.owners) owners[k] = v;
+    const sessions: Record<string, Session> = {};
+    for (const [k, lastSeq, lastResult] of d.sessions) sessions[k] = { lastSeq, lastResult };
+    return new CoreStateMachine(data, sessions, LeaseTable.fromSnapshot(settings, d.leases), owners);
   }
 
   /** Keys still present although the lease they were attached to has ended (should always be empty). */

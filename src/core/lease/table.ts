@@ -21,6 +21,9 @@ interface LeaseRecord {
   checkpointRemainingMs: number | null;
 }
 
+/** One lease record in a snapshot of the table. */
+export type LeaseRecordData = Readonly<LeaseRecord> & { readonly name: string };
+
 /** What applying a command did, for the state machine (keys to delete) and the trace. */
 export interface LeaseEffect {
   readonly result: LeaseResult | null;
@@ -59,6 +62,23 @@ export class LeaseTable {
       copy[k] = { ...r, keys: r.keys.slice() };
     }
     return new LeaseTable(this.settings, copy);
+  }
+
+  /** Every record, by name in order, as plain data for a snapshot (the records are copies). */
+  toSnapshot(): readonly LeaseRecordData[] {
+    return Object.keys(this.leases)
+      .sort()
+      .map((name) => {
+        const r = this.leases[name] as LeaseRecord;
+        return { name, ...r, keys: r.keys.slice() };
+      });
+  }
+
+  /** A table holding the records of toSnapshot() (copied: the snapshot stays untouched). */
+  static fromSnapshot(settings: LeaseServerSettings, records: readonly LeaseRecordData[]): LeaseTable {
+    const leases: Record<string, LeaseRecord> = {};
+    for (const { name, ...r } of records) leases[name] = { ...r, keys: r.keys.slice() };
+    return new LeaseTable(settings, leases);
   }
 
   /** Leases currently granted (the pool in use). */

@@ -17,6 +17,8 @@ import type {
   Command,
   Entry,
   HardState,
+  InstallSnapshot,
+  LogStart,
   NodeEvent,
   NodeId,
   Outgoing,
@@ -27,6 +29,7 @@ import type {
   RequestVote,
   RequestVoteResp,
   Role,
+  Snapshot,
 } from "./types";
 
 /** The shared empty list handed out by ready() when there is nothing (never mutated). */
@@ -42,6 +45,15 @@ const NONE: readonly never[] = Object.freeze([]);
 export const MAX_INFLIGHT_APPENDS = 1;
 
 /**
+ * A follower in "snapshot" state gets the snapshot again after this many heartbeats without
+ * an answer (the message or its answer may be lost; etcd learns that from its transport).
+ */
+export const SNAPSHOT_RESEND_HEARTBEATS = 4;
+
+/** Where a log that was never compacted starts. */
+export const UNCOMPACTED: LogStart = Object.freeze({ index: 0, term: 0, snapshot: null });
+
+/**
  * What the leader knows of one follower's log, after etcd-io/raft's tracker.Progress.
  *
  * - "probe": the leader does not know where the follower's log matches its own. It sends
@@ -51,9 +63,12 @@ export const MAX_INFLIGHT_APPENDS = 1;
  *   leader sends each entry once, advancing `next` as it sends, with at most
  *   MAX_INFLIGHT_APPENDS appends unacknowledged (`inflight`). A rejection falls back to
  *   probe; a lost append shows up when a heartbeat reply says match is still behind.
+ * - "snapshot": the entries the follower needs are compacted away, so it was sent the
+ *   snapshot (InstallSnapshot, section 7) at `pendingSnapshot`. No appends go to it until it
+ *   answers with a match at or past that index (etcd's StateSnapshot).
  */
 export interface Progress {
-  state: "probe" | "replicate";
+  state: "probe" | "replicate" | "snapshot";
   /** Next index to send. In replicate it moves when entries are sent; in probe, on answers. */
   next: number;
   /** Highest index known to be replicated on the peer. */
@@ -68,6 +83,10 @@ export interface Progress {
   active: boolean;
   /** Local time this leader last heard from the peer (its vote, or any reply). */
   lastHeardAt: number;
+  /** Snapshot: the index of the snapshot sent (0 otherwise). */
+  pendingSnapshot: number;
+  /** Snapshot: heartbeats since the snapshot was sent (see SNAPSHOT_RESEND_HEARTBEATS). */
+  snapshotHeartbeats: number;
 }
 
 interface PendingRead {
@@ -81,8 +100,13 @@ interface PendingRead {
 export interface RaftState {
   term: number;
   votedFor: NodeId | null;
-  /** log[i - 1] is the entry with index i. */
+  /** log[i - logStart - 1] is the entry with index i (the log starts after logStart). */
   log: Entry[];
+  /** The index of the entry before the log's first (compacted away, or 0), and its term. */
+  logStart: number;
+  logStartTerm: number;
+  /** The latest snapshot (covers at least up to logStart; null if the log was never compacted). */
+  snapshot: Snapshot | null;
   role: Role;
   leader: NodeId | null;
   commitIndex: number;
@@ -110,6 +134,8 @@ export interface RaftState {
   hardDirty: boolean;
   truncateFrom: number | null;
   appendFrom: number | null;
+  /** A snapshot installed from the leader, for the next Ready. */
+  installed: Snapshot | null;
   outbox: Outgoing[];
   readStates: ReadState[];
   events: NodeEvent[];
@@ -135,18 +161,27 @@ export class RaftNode {
     this.peers = cfg.voters.filter((v) => v !== cfg.id);
   }
 
-  /** Boots (or reboots after a crash) from persisted state only. */
-  static boot(cfg: RaftConfig, hard: HardState, log: readonly Entry[], rng: Rng, now: number): RaftNode {
+  /**
+   * Boots (or reboots after a crash) from persisted state only: the log after `start`, and
+   * the snapshot there (whatever a snapshot covers is committed).
+   */
+  static boot(cfg: RaftConfig, hard: HardState, log: readonly Entry[], rng: Rng, now: number, start: LogStart = UNCOMPACTED): RaftNode {
     for (let i = 0; i < log.length; i++) {
-      if ((log[i] as Entry).index !== i + 1) throw new Error(`persisted log is not contiguous at ${i + 1}`);
+      if ((log[i] as Entry).index !== start.index + i + 1) throw new Error(`persisted log is not contiguous at ${start.index + i + 1}`);
+    }
+    if (start.index > 0 && (start.snapshot === null || start.snapshot.index < start.index)) {
+      throw new Error(`persisted log starts after ${start.index} without a snapshot covering it`);
     }
     const st: RaftState = {
       term: hard.term,
       votedFor: hard.votedFor,
       log: log.slice(),
+      logStart: start.index,
+      logStartTerm: start.term,
+      snapshot: start.snapshot,
       role: "follower",
       leader: null,
-      commitIndex: 0,
+      commitIndex: start.snapshot?.index ?? 0,
       electionDeadline: 0,
       electionTimerFrom: 0,
       heartbeatDeadline: 0,
@@ -163,6 +198,7 @@ export class RaftNode {
       hardDirty: false,
       truncateFrom: null,
       appendFrom: null,
+      installed: null,
       outbox: [],
       readStates: [],
       events: [],
@@ -218,10 +254,28 @@ export class RaftNode {
     return this.st.commitIndex;
   }
   get lastIndex(): number {
-    return this.st.log.length;
+    return this.st.logStart + this.st.log.length;
   }
+  /** The entries kept, from firstIndex on (those before were compacted into the snapshot). */
   get log(): readonly Entry[] {
     return this.st.log;
+  }
+  /** The index of the first entry kept in the log (1 unless compacted). */
+  get firstIndex(): number {
+    return this.st.logStart + 1;
+  }
+  /** The term of the entry before firstIndex (0 unless compacted). */
+  get logStartTerm(): number {
+    return this.st.logStartTerm;
+  }
+  get snapshot(): Snapshot | null {
+    return this.st.snapshot;
+  }
+  get snapshotIndex(): number {
+    return this.st.snapshot?.index ?? 0;
+  }
+  get snapshotTerm(): number {
+    return this.st.snapshot?.term ?? 0;
   }
   get electionDeadline(): number {
     return this.st.electionDeadline;
@@ -235,16 +289,21 @@ export class RaftNode {
   get votes(): Readonly<Record<NodeId, boolean>> {
     return this.st.votes;
   }
+  /** The term of the entry at `index`; -1 if this log does not have it (past the end, or compacted). */
   termAt(index: number): number {
+    const s = this.st;
     if (index <= 0) return 0;
-    const e = this.st.log[index - 1];
+    if (index === s.logStart) return s.logStartTerm;
+    if (index < s.logStart) return -1;
+    const e = s.log[index - s.logStart - 1];
     return e === undefined ? -1 : e.term;
   }
   entryAt(index: number): Entry | undefined {
-    return this.st.log[index - 1];
+    const s = this.st;
+    return index <= s.logStart ? undefined : s.log[index - s.logStart - 1];
   }
   lastTerm(): number {
-    return this.termAt(this.st.log.length);
+    return this.termAt(this.lastIndex);
   }
 
   /**
@@ -336,7 +395,7 @@ export class RaftNode {
     const s = this.st;
     // A leader handing over takes no proposals (etcd drops them): the new leader will.
     if (s.role !== "leader" || s.transferee !== null) return null;
-    const entry: Entry = { index: s.log.length + 1, term: s.term, cmd };
+    const entry: Entry = { index: this.lastIndex + 1, term: s.term, cmd };
     this.appendLocal([entry]);
     for (const p of this.peers) this.sendAppend(p);
     this.maybeCommit();
@@ -373,18 +432,18 @@ export class RaftNode {
       } else if (m.type === "RequestVoteResp" && m.preVote && m.granted) {
         // A granted pre-vote carries the term we would campaign in; do not adopt it.
       } else {
-        const leader = m.type === "AppendEntries" ? from : null;
+        const leader = m.type === "AppendEntries" || m.type === "InstallSnapshot" ? from : null;
         this.becomeFollower(now, m.term, leader, `saw term ${m.term} from ${from}`);
       }
     } else if (m.term < s.term) {
       // Stale sender: tell it our term so it steps down (etcd does this for appends and pre-votes).
-      if (m.type === "AppendEntries") {
+      if (m.type === "AppendEntries" || m.type === "InstallSnapshot") {
         this.send(from, {
           type: "AppendEntriesResp",
           term: s.term,
           success: false,
           matchIndex: 0,
-          rejectIndex: m.prevLogIndex,
+          rejectIndex: m.type === "AppendEntries" ? m.prevLogIndex : m.snapshot.index,
           conflictIndex: 0,
           conflictTerm: 0,
           readCtx: 0,
@@ -411,6 +470,9 @@ export class RaftNode {
       case "TimeoutNow":
         this.onTimeoutNow(now, from);
         return;
+      case "InstallSnapshot":
+        this.onSnapshot(now, from, m);
+        return;
     }
   }
 
@@ -420,7 +482,8 @@ export class RaftNode {
     const rd: Ready = {
       hardState: s.hardDirty ? { term: s.term, votedFor: s.votedFor } : null,
       truncateFrom: s.truncateFrom,
-      entries: s.appendFrom === null ? NONE : s.log.slice(s.appendFrom - 1),
+      snapshot: s.installed,
+      entries: s.appendFrom === null ? NONE : s.log.slice(s.appendFrom - s.logStart - 1),
       messages: s.outbox.length === 0 ? NONE : s.outbox,
       commitIndex: s.commitIndex,
       readStates: s.readStates.length === 0 ? NONE : s.readStates,
@@ -430,6 +493,7 @@ export class RaftNode {
     s.hardDirty = false;
     s.truncateFrom = null;
     s.appendFrom = null;
+    s.installed = null;
     if (s.outbox.length > 0) s.outbox = [];
     if (s.readStates.length > 0) s.readStates = [];
     if (s.events.length > 0) s.events = [];
@@ -497,6 +561,8 @@ export class RaftNode {
         heartbeatAfterAppend: false,
         active: false,
         lastHeardAt: voted ? now : Number.NEGATIVE_INFINITY,
+        pendingSnapshot: 0,
+        snapshotHeartbeats: 0,
       };
     }
     s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
@@ -644,6 +710,21 @@ export class RaftNode {
         readCtx: m.readCtx,
       });
 
+    if (m.prevLogIndex < s.logStart) {
+      // Before our snapshot: everything up to the commit index matches the leader (etcd
+      // answers such an append with its commit index the same way).
+      this.send(from, {
+        type: "AppendEntriesResp",
+        term: s.term,
+        success: true,
+        matchIndex: s.commitIndex,
+        rejectIndex: 0,
+        conflictIndex: 0,
+        conflictTerm: 0,
+        readCtx: m.readCtx,
+      });
+      return;
+    }
     // Consistency check (section 5.3), with the fast back-up hint.
     if (m.prevLogIndex > this.lastIndex) {
       reject(this.lastIndex + 1, 0);
@@ -683,6 +764,65 @@ export class RaftNode {
     });
   }
 
+  /** InstallSnapshot (section 7, Figure 13) from the leader of this term, answered like an append. */
+  private onSnapshot(now: number, from: NodeId, m: InstallSnapshot): void {
+    const s = this.st;
+    if (s.role !== "follower" || s.leader !== from) this.becomeFollower(now, s.term, from, `heard leader ${from}`);
+    s.leaderContactAt = now;
+    this.resetElectionTimer(now);
+    const snap = m.snapshot;
+    // A snapshot at or below the commit index holds nothing new (a late or repeated one).
+    if (snap.index > s.commitIndex) {
+      if (this.termAt(snap.index) === snap.term) {
+        // Step 6: the log holds the snapshot's last entry; keep the entries after it.
+        s.log = s.log.slice(snap.index - s.logStart);
+        if (s.appendFrom !== null && s.appendFrom <= snap.index) s.appendFrom = s.log.length > 0 ? snap.index + 1 : null;
+        if (s.truncateFrom !== null && s.truncateFrom <= snap.index) s.truncateFrom = snap.index + 1;
+      } else {
+        // Step 7: discard the whole log.
+        s.log = [];
+        s.appendFrom = null;
+        s.truncateFrom = null;
+      }
+      s.logStart = snap.index;
+      s.logStartTerm = snap.term;
+      s.snapshot = snap;
+      s.installed = snap;
+      this.setCommit(snap.index);
+    }
+    this.send(from, {
+      type: "AppendEntriesResp",
+      term: s.term,
+      success: true,
+      matchIndex: s.commitIndex,
+      rejectIndex: 0,
+      conflictIndex: 0,
+      conflictTerm: 0,
+      readCtx: 0,
+    });
+  }
+
+  /**
+   * Log compaction (section 7): the host took `snapshot` of its state machine (everything
+   * applied up to the snapshot's index). Forget the entries up to `upTo`, at most that index:
+   * the host may keep a few before it for followers slightly behind (etcd keeps some too).
+   * The host persists the same change itself (nothing goes into the Ready).
+   */
+  compact(snapshot: Snapshot, upTo: number): void {
+    const s = this.st;
+    if (snapshot.index > s.commitIndex) throw new Error(`${this.id}: snapshot at ${snapshot.index} past the commit index ${s.commitIndex}`);
+    if (snapshot.index < s.logStart || this.termAt(snapshot.index) !== snapshot.term) {
+      throw new Error(`${this.id}: snapshot at ${snapshot.index} (term ${snapshot.term}) does not match the log`);
+    }
+    if (upTo < s.logStart || upTo > snapshot.index) throw new Error(`${this.id}: compaction to ${upTo} outside ${s.logStart}..${snapshot.index}`);
+    if (s.appendFrom !== null || s.truncateFrom !== null) throw new Error(`${this.id}: compaction with unpersisted log changes`);
+    if (s.snapshot === null || snapshot.index >= s.snapshot.index) s.snapshot = snapshot;
+    const term = this.termAt(upTo);
+    s.log = s.log.slice(upTo - s.logStart);
+    s.logStart = upTo;
+    s.logStartTerm = term;
+  }
+
   private onAppendResp(now: number, from: NodeId, m: AppendEntriesResp): void {
     const s = this.st;
     if (s.role !== "leader") return;
@@ -692,6 +832,8 @@ export class RaftNode {
     if (m.success) {
       const advanced = m.matchIndex > pr.match;
       if (advanced) pr.match = m.matchIndex;
+      // The snapshot (or anything at or past it) is in: go on as after an answered probe.
+      if (pr.state === "snapshot" && pr.match >= pr.pendingSnapshot) this.becomeProbe(pr, pr.match + 1);
       if (pr.state === "probe") {
         // The answer to the probe (or to anything at or after it): the logs match up to
         // matchIndex, so stream from there. A heartbeat's answer (at an older match) is not.
@@ -732,6 +874,7 @@ export class RaftNode {
    * that was sent (an older refusal, at or below match, is stale).
    */
   private rejectionIsCurrent(pr: Progress, rejectIndex: number): boolean {
+    if (pr.state === "snapshot") return false;
     if (pr.state === "probe") return rejectIndex === pr.next - 1;
     return rejectIndex > pr.match && rejectIndex < pr.next;
   }
@@ -742,6 +885,21 @@ export class RaftNode {
     pr.probeSent = false;
     pr.inflight = [];
     pr.heartbeatAfterAppend = false;
+    pr.pendingSnapshot = 0;
+    pr.snapshotHeartbeats = 0;
+  }
+
+  /** Section 7: the entries `to` needs are compacted away; send it the snapshot, and wait for its answer. */
+  private sendSnapshot(to: NodeId, pr: Progress): void {
+    const snap = this.st.snapshot;
+    if (snap === null) throw new Error(`${this.id}: entries before ${this.firstIndex} compacted without a snapshot`);
+    pr.state = "snapshot";
+    pr.pendingSnapshot = snap.index;
+    pr.snapshotHeartbeats = 0;
+    pr.probeSent = false;
+    pr.inflight = [];
+    pr.heartbeatAfterAppend = false;
+    this.send(to, { type: "InstallSnapshot", term: this.st.term, snapshot: snap });
   }
 
   /** The probe's entries, if they are past match, stay in flight: they will be accepted when they arrive. */
@@ -759,6 +917,11 @@ export class RaftNode {
   private sendAppend(to: NodeId): boolean {
     const s = this.st;
     const pr = this.pr(to);
+    if (pr.state === "snapshot") return false;
+    if (pr.next - 1 < s.logStart) {
+      this.sendSnapshot(to, pr);
+      return true;
+    }
     if (pr.state === "probe") {
       if (pr.probeSent) return false;
       pr.probeSent = true;
@@ -766,7 +929,7 @@ export class RaftNode {
       pr.inflight = last > pr.next - 1 ? [last] : [];
       return true;
     }
-    if (pr.next > s.log.length || pr.inflight.length >= MAX_INFLIGHT_APPENDS) return false;
+    if (pr.next > this.lastIndex || pr.inflight.length >= MAX_INFLIGHT_APPENDS) return false;
     const last = this.sendEntries(to, pr.next - 1);
     pr.inflight.push(last);
     pr.next = last + 1;
@@ -777,7 +940,8 @@ export class RaftNode {
   /** An append of the entries after `prev` (as many as one append may carry). Returns the last index sent. */
   private sendEntries(to: NodeId, prev: number): number {
     const s = this.st;
-    const entries = prev >= s.log.length ? NONE : s.log.slice(prev, prev + this.cfg.maxEntriesPerAppend);
+    const at = prev - s.logStart;
+    const entries = prev >= this.lastIndex ? NONE : s.log.slice(at, at + this.cfg.maxEntriesPerAppend);
     this.send(to, {
       type: "AppendEntries",
       term: s.term,
@@ -816,9 +980,16 @@ export class RaftNode {
   private broadcastHeartbeat(): void {
     for (const p of this.peers) {
       const pr = this.pr(p);
-      if (pr.state === "replicate") {
+      if (pr.state === "snapshot") {
+        // Keep its election timer quiet; send the snapshot again if no answer came for a while.
+        if (++pr.snapshotHeartbeats >= SNAPSHOT_RESEND_HEARTBEATS) this.sendSnapshot(p, pr);
+        else this.sendEmptyAppend(p, this.st.logStart);
+      } else if (pr.state === "replicate" && pr.next - 1 < this.st.logStart) {
+        // The entries it needs next were compacted while it was behind: only the snapshot will do.
+        this.sendSnapshot(p, pr);
+      } else if (pr.state === "replicate") {
         if (pr.inflight.length > 0) pr.heartbeatAfterAppend = true;
-        this.sendEmptyAppend(p, pr.match);
+        this.sendEmptyAppend(p, Math.max(pr.match, this.st.logStart));
       } else if (!this.sendAppend(p)) this.sendEmptyAppend(p, pr.next - 1);
     }
   }
@@ -847,7 +1018,7 @@ export class RaftNode {
   private appendLocal(entries: readonly Entry[]): void {
     const s = this.st;
     for (const e of entries) {
-      if (e.index !== s.log.length + 1) throw new Error(`${this.id}: append of ${e.index} after ${s.log.length}`);
+      if (e.index !== this.lastIndex + 1) throw new Error(`${this.id}: append of ${e.index} after ${this.lastIndex}`);
       s.log.push(e);
       if (s.appendFrom === null || e.index < s.appendFrom) s.appendFrom = e.index;
     }
@@ -855,7 +1026,8 @@ export class RaftNode {
 
   private truncateLocal(from: number): void {
     const s = this.st;
-    s.log.length = from - 1;
+    if (from <= s.logStart) throw new Error(`${this.id}: truncation at ${from} inside the snapshot (up to ${s.logStart})`);
+    s.log.length = from - 1 - s.logStart;
     if (s.truncateFrom === null || from < s.truncateFrom) s.truncateFrom = from;
     if (s.appendFrom !== null && s.appendFrom >= from) s.appendFrom = null;
   }

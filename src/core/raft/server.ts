@@ -5,22 +5,57 @@
  * answers clients, and, while leader, runs the lease tracker.
  */
 import type { ClientRead, ClientReply, ClientWrite } from "../kv/messages";
-import { CoreStateMachine } from "../kv/statemachine";
+import { type CoreSnapshotData, CoreStateMachine } from "../kv/statemachine";
 import type { LeaseEffect } from "../lease/table";
 import { LeaseTracker, type TrackerEvent } from "../lease/tracker";
 import type { LeaseQuery, LeaseRefresh, LeaseRefreshReply, LeaseServerSettings } from "../lease/types";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
-import { chunksOf, unchunk } from "../sim/cow";
-import { Rng } from "../sim/rng";
+import { type Chunks, chunksOf, NO_CHUNKS, unchunk } from "../sim/cow";
+import { hashString, Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
-import { RaftNode } from "./node";
-import type { Entry, HardState, KvQuery, NodeId, RaftConfig, RaftMessage } from "./types";
+import { RaftNode, UNCOMPACTED } from "./node";
+import type { Entry, HardState, KvQuery, LogStart, NodeId, RaftConfig, RaftMessage, Snapshot } from "./types";
 
-/** What survives a crash. */
+/** What survives a crash: the hard state, the latest snapshot, and the log after it. */
 export interface Disk {
   hard: HardState;
+  /** Where the log starts (the entry before its first), and the snapshot covering up to there (Raft paper section 7). */
+  start: LogStart;
+  /** log[i - start.index - 1] is the entry with index i (use diskEntry). */
   log: Entry[];
 }
+
+/** A fresh, empty disk. */
+export function emptyDisk(): Disk {
+  return { hard: { term: 0, votedFor: null }, start: UNCOMPACTED, log: [] };
+}
+
+/** The persisted entry at `index`, if the disk holds it (not compacted, not past the end). */
+export function diskEntry(d: Disk, index: number): Entry | undefined {
+  return index <= d.start.index ? undefined : d.log[index - d.start.index - 1];
+}
+
+/** The index of the last persisted entry (the snapshot's, if the log after it is empty). */
+export function diskLastIndex(d: Disk): number {
+  return d.start.index + d.log.length;
+}
+
+function diskTermAt(d: Disk, index: number): number {
+  return index === d.start.index ? d.start.term : (diskEntry(d, index)?.term ?? -1);
+}
+
+/**
+ * Log compaction (Raft paper section 7, dissertation chapter 5): every node snapshots its
+ * state machine on its own once it has applied `everyEntries` entries past its latest
+ * snapshot (0: never), and keeps the last `keepEntries` entries before the snapshot's index
+ * so followers just behind still get appends rather than the whole snapshot.
+ */
+export interface CompactionSettings {
+  readonly everyEntries: number;
+  readonly keepEntries: number;
+}
+
+const NO_COMPACTION: CompactionSettings = { everyEntries: 0, keepEntries: 0 };
 
 interface PendingWrite {
   readonly client: ProcId;
@@ -57,13 +92,16 @@ export function isRaftMessage(p: Payload): p is RaftMessage {
     p.type === "RequestVoteResp" ||
     p.type === "AppendEntries" ||
     p.type === "AppendEntriesResp" ||
-    p.type === "TimeoutNow"
+    p.type === "TimeoutNow" ||
+    p.type === "InstallSnapshot"
   );
 }
 
 export interface ServerConfig {
   readonly raft: RaftConfig;
   readonly lease: LeaseServerSettings;
+  /** Absent: no compaction. */
+  readonly compaction?: CompactionSettings;
 }
 
 export class RaftServer implements ProcessLogic {
@@ -74,7 +112,7 @@ export class RaftServer implements ProcessLogic {
   constructor(
     readonly config: ServerConfig,
     private readonly rng: Rng,
-    readonly disk: Disk = { hard: { term: 0, votedFor: null }, log: [] },
+    readonly disk: Disk = emptyDisk(),
     private v: Volatile | null = null,
   ) {
     this.cfg = config.raft;
@@ -108,6 +146,14 @@ export class RaftServer implements ProcessLogic {
     return out;
   }
 
+  /** The first index of the disk log and of the node's log (chunksOf aligns chunks by index). */
+  private get diskFirst(): number {
+    return this.disk.start.index + 1;
+  }
+  private get nodeFirst(): number {
+    return this.v === null ? 1 : this.v.node.firstIndex;
+  }
+
   /**
    * A copy to keep in a snapshot: the logs (which only grow, and are the bulk of a
    * server) are kept in chunks (chunksOf), and a chunk whose entries are the same objects
@@ -116,9 +162,10 @@ export class RaftServer implements ProcessLogic {
    * Only clone() may be called on it.
    */
   freeze(): RaftServer {
-    const disk = chunksOf(this.disk.log, this.chunks);
+    // The snapshots (disk.start, the node's) are immutable: the copy shares them.
+    const disk = chunksOf(this.disk.log, this.chunks, this.diskFirst);
     // The node's log holds the same entries as the disk's: its chunks are the disk's.
-    const node = this.v === null ? null : chunksOf(this.v.node.log, disk);
+    const node = this.v === null ? null : chunksOf(this.v.node.log, disk, this.nodeFirst);
     this.chunks = disk;
     const out = this.copy([], []);
     out.frozen = { disk, node };
@@ -126,14 +173,14 @@ export class RaftServer implements ProcessLogic {
   }
 
   /** Set on a frozen copy (freeze): its logs, in chunks. */
-  private frozen: { readonly disk: readonly (readonly Entry[])[]; readonly node: readonly (readonly Entry[])[] | null } | null = null;
+  private frozen: { readonly disk: Chunks<Entry>; readonly node: Chunks<Entry> | null } | null = null;
   /** The chunks of the last frozen copy in this server's line, to share with the next one. */
-  private chunks: readonly (readonly Entry[])[] = [];
+  private chunks: Chunks<Entry> = NO_CHUNKS;
 
   /** A copy with the given disk log, and the given node log (or a copy of the node's own). */
   private copy(diskLog: Entry[], nodeLog: Entry[] | "copy"): RaftServer {
     const rng = Rng.restore(this.rng.snapshot());
-    const disk: Disk = { hard: this.disk.hard, log: diskLog };
+    const disk: Disk = { hard: this.disk.hard, start: this.disk.start, log: diskLog };
     const v = this.v;
     if (v === null) return new RaftServer(this.config, rng, disk, null);
     const reads = new Map<number, PendingRead>();
@@ -155,11 +202,13 @@ export class RaftServer implements ProcessLogic {
   }
 
   start(ctx: ProcessContext): void {
+    // Section 7: a restarted node starts from its snapshot, then applies the log after it.
+    const snap = this.disk.start.snapshot;
     this.v = {
-      node: RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, ctx.now),
-      sm: CoreStateMachine.empty(this.config.lease),
+      node: RaftNode.boot(this.cfg, this.disk.hard, this.disk.log, this.rng, ctx.now, this.disk.start),
+      sm: snap === null ? CoreStateMachine.empty(this.config.lease) : CoreStateMachine.fromSnapshot(this.config.lease, snap.data as CoreSnapshotData),
       tracker: null,
-      lastApplied: 0,
+      lastApplied: snap?.index ?? 0,
       writes: new Map(),
       reads: new Map(),
       nextReadCtx: 1,
@@ -301,16 +350,26 @@ export class RaftServer implements ProcessLogic {
       disk.hard = rd.hardState;
       ctx.emit({ kind: "hard", term: rd.hardState.term, votedFor: rd.hardState.votedFor });
     }
+    if (rd.snapshot !== null) {
+      // InstallSnapshot (Figure 13): keep the entries after the snapshot's last one if this
+      // log has that entry (step 6), else none (step 7); the snapshot replaces the old one.
+      const snap = rd.snapshot;
+      disk.log = diskTermAt(disk, snap.index) === snap.term ? disk.log.slice(snap.index - disk.start.index) : [];
+      disk.start = { index: snap.index, term: snap.term, snapshot: snap };
+      ctx.emit({ kind: "snapshot", op: "install", index: snap.index, term: snap.term, digest: snap.digest, logStart: snap.index, lastIndex: diskLastIndex(disk) });
+    }
     if (rd.truncateFrom !== null || rd.entries.length > 0) {
-      if (rd.truncateFrom !== null) disk.log.length = rd.truncateFrom - 1;
+      const base = disk.start.index;
+      if (rd.truncateFrom !== null) disk.log.length = Math.max(0, rd.truncateFrom - 1 - base);
       for (const e of rd.entries) {
-        if (e.index > disk.log.length + 1) throw new Error(`${this.id}: disk log gap before ${e.index}`);
-        disk.log[e.index - 1] = e;
+        if (e.index <= base || e.index > diskLastIndex(disk) + 1) throw new Error(`${this.id}: disk log gap before ${e.index}`);
+        disk.log[e.index - base - 1] = e;
       }
-      if (rd.entries.length > 0) disk.log.length = (rd.entries[rd.entries.length - 1] as Entry).index;
+      if (rd.entries.length > 0) disk.log.length = (rd.entries[rd.entries.length - 1] as Entry).index - base;
       const last = disk.log[disk.log.length - 1];
-      const from = rd.entries.length > 0 ? (rd.entries[0] as Entry).index : disk.log.length + 1;
-      ctx.emit({ kind: "log", truncatedFrom: rd.truncateFrom, from, lastIndex: disk.log.length, lastTerm: last ? last.term : 0 });
+      const lastIndex = diskLastIndex(disk);
+      const from = rd.entries.length > 0 ? (rd.entries[0] as Entry).index : lastIndex + 1;
+      ctx.emit({ kind: "log", truncatedFrom: rd.truncateFrom, from, lastIndex, lastTerm: last ? last.term : disk.start.term });
     }
     for (const e of rd.events) {
       if (e.type === "role") ctx.emit({ kind: "role", role: e.role, term: e.term, leader: e.leader, reason: e.reason });
@@ -320,7 +379,9 @@ export class RaftServer implements ProcessLogic {
     }
     for (const m of rd.messages) ctx.send(m.to, m.msg);
 
+    if (rd.snapshot !== null) this.loadSnapshot(ctx, v, rd.snapshot);
     this.applyCommitted(ctx, v, rd.commitIndex);
+    this.maybeSnapshot(ctx, v);
 
     // The tracker lives as long as leadership, from the moment the new leader has applied
     // an entry of its own term: then it has applied every entry committed before its term
@@ -371,6 +432,48 @@ export class RaftServer implements ProcessLogic {
       }
       v.refreshes.clear();
     }
+  }
+
+  /** The state machine starts over from a snapshot installed from the leader (Figure 13 step 8). */
+  private loadSnapshot(ctx: ProcessContext, v: Volatile, snap: Snapshot): void {
+    if (snap.index <= v.lastApplied) throw new Error(`${this.id}: installed snapshot at ${snap.index} is not past applied ${v.lastApplied}`);
+    v.sm = CoreStateMachine.fromSnapshot(this.config.lease, snap.data as CoreSnapshotData);
+    v.lastApplied = snap.index;
+    // Whatever waited for an entry the snapshot covers is settled: the waiting write may or
+    // may not be in it, so its client hears "ask the leader" and retries (applied once).
+    for (const [i, w] of v.writes) {
+      if (i > snap.index) continue;
+      v.writes.delete(i);
+      this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: v.node.leader });
+    }
+    for (const i of [...v.refreshes.keys()]) if (i <= snap.index) v.refreshes.delete(i);
+  }
+
+  /**
+   * Section 7: once the state machine has applied `everyEntries` past the latest snapshot,
+   * snapshot it and compact the log (node and disk alike) up to `keepEntries` before it.
+   * Runs after persisting and applying, so the disk log equals the node's.
+   */
+  private maybeSnapshot(ctx: ProcessContext, v: Volatile): void {
+    const c = this.config.compaction ?? NO_COMPACTION;
+    const node = v.node;
+    if (c.everyEntries <= 0 || v.lastApplied - node.snapshotIndex < c.everyEntries) return;
+    const data = v.sm.toSnapshot();
+    const index = v.lastApplied;
+    const snap: Snapshot = {
+      index,
+      term: node.termAt(index),
+      voters: this.cfg.voters,
+      data,
+      digest: hashString(JSON.stringify(data)),
+    };
+    const upTo = Math.max(node.firstIndex - 1, index - c.keepEntries);
+    node.compact(snap, upTo);
+    const disk = this.disk;
+    if (diskLastIndex(disk) !== node.lastIndex || disk.start.index > upTo) throw new Error(`${this.id}: disk log out of step with the node's`);
+    disk.log = disk.log.slice(upTo - disk.start.index);
+    disk.start = { index: upTo, term: node.logStartTerm, snapshot: snap };
+    ctx.emit({ kind: "snapshot", op: "take", index, term: snap.term, digest: snap.digest, logStart: upTo, lastIndex: diskLastIndex(disk) });
   }
 
   private applyCommitted(ctx: ProcessContext, v: Volatile, commitIndex: number): void {

@@ -91,7 +91,36 @@ export interface TimeoutNow {
   readonly term: number;
 }
 
-export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | AppendEntriesResp | TimeoutNow;
+/**
+ * A snapshot of the replicated state machine (Raft paper section 7, Figure 12): the
+ * state after applying every entry up to `index`. Immutable: the disk, the node, the
+ * messages carrying it and every frozen copy of the simulation share one object.
+ */
+export interface Snapshot {
+  /** The last included index and its term. */
+  readonly index: number;
+  readonly term: number;
+  /** The configuration as of `index` (fixed today: every voter). */
+  readonly voters: readonly NodeId[];
+  /** The state machine's data; Raft never looks inside. */
+  readonly data: unknown;
+  /** A hash of `data`, so the trace and the checkers can compare snapshots without reading them. */
+  readonly digest: number;
+}
+
+/**
+ * InstallSnapshot (Raft paper, Figure 13), sent in one message: the simulated network
+ * carries any size, so there is no chunking (no offset or done fields). The follower
+ * answers with an AppendEntriesResp whose matchIndex is the snapshot's index, as etcd's
+ * followers answer MsgSnap with MsgAppResp.
+ */
+export interface InstallSnapshot {
+  readonly type: "InstallSnapshot";
+  readonly term: number;
+  readonly snapshot: Snapshot;
+}
+
+export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | AppendEntriesResp | TimeoutNow | InstallSnapshot;
 
 export interface RaftConfig {
   readonly id: NodeId;
@@ -103,6 +132,16 @@ export interface RaftConfig {
   readonly preVote: boolean;
   readonly checkQuorum: boolean;
   readonly maxEntriesPerAppend: number;
+}
+
+/**
+ * Where a log starts: the entry before its first one (index and term; 0 and 0 for a log
+ * that starts at 1), and the snapshot covering everything up to at least there.
+ */
+export interface LogStart {
+  readonly index: number;
+  readonly term: number;
+  readonly snapshot: Snapshot | null;
 }
 
 /** Things the node reports for the trace. */
@@ -136,6 +175,12 @@ export interface Ready {
   readonly hardState: HardState | null;
   /** Drop every persisted entry with index >= truncateFrom before appending. */
   readonly truncateFrom: number | null;
+  /**
+   * A snapshot received from the leader (InstallSnapshot), to persist before anything else
+   * in this Ready: keep the persisted entries after its index if the entry at its index has
+   * its term (Figure 13 step 6), else drop them all; then load the state machine from it.
+   */
+  readonly snapshot: Snapshot | null;
   /** Entries to append to the persisted log (after truncation), in order. */
   readonly entries: readonly Entry[];
   readonly messages: readonly Outgoing[];

@@ -163,6 +163,8 @@ export const scenarioSchema = z.strictObject({
       preVote: z.boolean().optional(),
       checkQuorum: z.boolean().optional(),
       maxEntriesPerAppend: z.number().int().min(1).max(10_000).optional(),
+      snapshotEveryEntries: z.number().int().min(0).max(1_000_000).optional(),
+      snapshotKeepEntries: z.number().int().min(0).max(1_000_000).optional(),
     })
     .default({}),
   network: z

@@ -5,7 +5,7 @@
  * costs one number comparison.
  */
 import type { CoreStateMachine } from "../kv/statemachine";
-import type { Disk } from "../raft/server";
+import { type Disk, diskEntry, diskLastIndex } from "../raft/server";
 import type { Entry, NodeId } from "../raft/types";
 import { CowArray } from "./cow";
 import { hashString, mix32 } from "./rng";
@@ -111,15 +111,30 @@ export function entryDigest(e: Entry): number {
   return d;
 }
 
+/**
+ * A node's persisted log as prefix hashes: h.get(k) covers entries 1..base + k. Below
+ * `base` the node's log is compacted into a snapshot, which holds committed entries only:
+ * there its prefix hashes are the committed ones.
+ */
+interface PrefixHashes {
+  readonly base: number;
+  readonly h: CowArray<number>;
+}
+
 /** The prefix hashes of an empty log. */
-const ZERO = new CowArray([0]);
+const ZERO: PrefixHashes = { base: 0, h: new CowArray([0]) };
+
+/** Snapshot digests remembered, by index, to compare the snapshots nodes take or install. */
+const SNAPSHOT_DIGESTS_LIMIT = 64;
 
 interface CheckerState {
   leaders: Map<number, NodeId>;
   // The per-index history grows with the log: it lives in copy-on-write arrays, so a
   // snapshot of the checkers shares it instead of copying it.
-  /** Per node: prefix hash of its persisted log, ph[i] covers entries 1..i; ph[0] = 0. */
-  ph: Map<NodeId, CowArray<number>>;
+  /** Per node: prefix hashes of its persisted log (see PrefixHashes). */
+  ph: Map<NodeId, PrefixHashes>;
+  /** The digests of the latest snapshots taken or installed, by index (each array is never changed in place). */
+  snapshotDigests: readonly (readonly [number, number])[];
   /** seen[index]: per term at that index, [term, prefix hash, first node seen with it] (each list is never changed in place). */
   seen: CowArray<readonly (readonly [number, number, NodeId])[] | undefined>;
   /** committed[i]: prefix hash of the committed entry at index i (committed[0] = 0). */
@@ -180,6 +195,7 @@ export class Checkers {
       leaseIndexApplied: 0,
       leaders: new Map(),
       ph: new Map(),
+      snapshotDigests: [],
       seen: new CowArray(),
       committed: new CowArray([0]),
       committedTerm: new CowArray([0]),
@@ -191,11 +207,12 @@ export class Checkers {
 
   clone(host: CheckerHost): Checkers {
     const s = this.s;
-    const ph = new Map<NodeId, CowArray<number>>();
-    for (const [k, v] of s.ph) ph.set(k, v.clone());
+    const ph = new Map<NodeId, PrefixHashes>();
+    for (const [k, v] of s.ph) ph.set(k, { base: v.base, h: v.h.clone() });
     return new Checkers(host, {
       leaders: new Map(s.leaders),
       ph,
+      snapshotDigests: s.snapshotDigests,
       seen: s.seen.clone(),
       committed: s.committed.clone(),
       committedTerm: s.committedTerm.clone(),
@@ -240,6 +257,9 @@ export class Checkers {
         return;
       case "commit":
         this.onCommit(e.proc, e.index);
+        return;
+      case "snapshot":
+        this.onSnapshot(e.proc, e);
         return;
       case "apply":
         this.onApply(e.proc, e.from, e.to);
@@ -475,17 +495,19 @@ export class Checkers {
   private onLog(node: NodeId, from: number, lastIndex: number): void {
     const disk = this.host.diskOf(node);
     if (disk === undefined) return;
-    let ph = this.s.ph.get(node);
-    if (ph === undefined) {
-      ph = new CowArray([0]);
-      this.s.ph.set(node, ph);
+    let p = this.s.ph.get(node);
+    if (p === undefined) {
+      p = { base: 0, h: new CowArray([0]) };
+      this.s.ph.set(node, p);
     }
-    const start = Math.max(1, Math.min(from, ph.length));
-    ph.truncate(start);
+    const ph = p.h;
+    const start = Math.max(p.base + 1, Math.min(from, p.base + ph.length));
+    ph.truncate(start - p.base);
     const seen = this.s.seen;
     for (let i = start; i <= lastIndex; i++) {
-      const e = disk.log[i - 1] as Entry;
-      const h = mix32((ph.get(i - 1) as number) ^ entryDigest(e));
+      const e = diskEntry(disk, i);
+      if (e === undefined) throw new Error(`checkers: ${node}'s log event names index ${i}, which its disk does not hold`);
+      const h = mix32((ph.get(i - 1 - p.base) as number) ^ entryDigest(e));
       ph.push(h);
       const atIndex = seen.get(i);
       const prior = atIndex?.find((x) => x[0] === e.term);
@@ -499,6 +521,66 @@ export class Checkers {
           detail: `${node} and ${prior[2]} both hold an entry at index ${i} of term ${e.term}, but their logs differ up to it`,
         });
       }
+    }
+  }
+
+  /** The prefix hash of `node`'s persisted log up to index i (undefined past its end). */
+  private prefixHash(node: NodeId, i: number): number | undefined {
+    const p = this.s.ph.get(node) ?? ZERO;
+    return i < p.base ? this.s.committed.get(i) : p.h.get(i - p.base);
+  }
+
+  /** The last index of `node`'s persisted log, as the checker knows it. */
+  private lastOf(node: NodeId): number {
+    const p = this.s.ph.get(node) ?? ZERO;
+    return p.base + p.h.length - 1;
+  }
+
+  /**
+   * Log compaction. A snapshot holds committed entries only: its last entry must be the
+   * committed one at its index (state machine safety), and every snapshot at one index must
+   * hold the same state (its digest). Then the node's prefix hashes start at its new log
+   * start, and below it are the committed ones.
+   */
+  private onSnapshot(node: NodeId, e: TraceEvent & { kind: "snapshot" }): void {
+    const committed = this.s.committed.get(e.index);
+    const bad = (detail: string, invariant: Invariant = "state-machine-safety"): void =>
+      this.host.report({ invariant, nodes: [node], detail });
+    if (committed === undefined) {
+      bad(`${node} ${e.op === "take" ? "took" : "installed"} a snapshot up to index ${e.index}, which no node has committed`);
+      return;
+    }
+    const committedTerm = this.s.seen.get(e.index)?.find((x) => x[1] === committed)?.[0];
+    if (committedTerm !== undefined && committedTerm !== e.term) {
+      bad(`${node}'s snapshot ends at index ${e.index} with term ${e.term}, but the entry committed there has term ${committedTerm}`);
+    }
+    const digests = this.s.snapshotDigests;
+    const known = digests.find((x) => x[0] === e.index);
+    if (known === undefined) {
+      const kept = digests.length >= SNAPSHOT_DIGESTS_LIMIT ? digests.slice(digests.length - SNAPSHOT_DIGESTS_LIMIT + 1) : digests;
+      this.s.snapshotDigests = [...kept, [e.index, e.digest]];
+    } else if (known[1] !== e.digest) {
+      bad(`${node}'s snapshot at index ${e.index} holds a different state than another snapshot at that index`);
+    }
+    const kept = e.lastIndex > e.index;
+    if ((e.op === "take" || kept) && this.prefixHash(node, e.index) !== committed) {
+      bad(
+        e.op === "take"
+          ? `${node} snapshotted up to index ${e.index}, but its log differs from the committed one up to there`
+          : `${node} kept its entries after index ${e.index} (same term as the snapshot's last entry) but its log differs up to there`,
+        e.op === "take" ? "state-machine-safety" : "log-matching",
+      );
+    }
+    // The new prefix hashes: from logStart, the committed ones up to the snapshot, then the kept suffix.
+    const h = new CowArray<number>();
+    for (let i = e.logStart; i <= e.lastIndex; i++) {
+      h.push((i <= e.index ? this.s.committed.get(i) : this.prefixHash(node, i)) as number);
+    }
+    this.s.ph.set(node, { base: e.logStart, h });
+    if (e.op === "install") {
+      // Its state machine starts over from the snapshot: forget what it had applied.
+      for (const k of [...this.s.leaseHeld.keys()]) if (k.startsWith(`${node}/`)) this.s.leaseHeld.delete(k);
+      for (const k of [...this.s.lastToken.keys()]) if (k.startsWith(`${node}/`)) this.s.lastToken.delete(k);
     }
   }
 
@@ -517,12 +599,12 @@ export class Checkers {
     const ct = this.s.committedTerm;
     let c = ct.length - 1;
     while (c > 0 && (ct.get(c) as number) >= term) c--;
-    const ph = this.s.ph.get(node) ?? ZERO;
-    if (c > 0 && (ph.length <= c || ph.get(c) !== this.s.committed.get(c))) {
+    const last = this.lastOf(node);
+    if (c > 0 && (last < c || this.prefixHash(node, c) !== this.s.committed.get(c))) {
       this.host.report({
         invariant: "leader-completeness",
         nodes: [node],
-        detail: `${node} became leader of term ${term} without every entry committed before it (up to index ${c}; its log has ${ph.length - 1})`,
+        detail: `${node} became leader of term ${term} without every entry committed before it (up to index ${c}; its log has ${last})`,
       });
     }
   }
@@ -537,11 +619,10 @@ export class Checkers {
       });
       return;
     }
-    const ph = this.s.ph.get(node) ?? ZERO;
     const disk = this.host.diskOf(node);
     const committed = this.s.committed;
     for (let i = prev + 1; i <= index; i++) {
-      const h = ph.get(i);
+      const h = this.prefixHash(node, i);
       if (h === undefined) {
         this.host.report({ invariant: "persist-before-send", nodes: [node], detail: `${node} committed index ${i} before persisting it` });
         return;
@@ -551,7 +632,7 @@ export class Checkers {
         // Committed indexes fill in order: i is the next one (every index below it is known).
         committed.set(i, h);
         this.s.committedTerm.set(i, this.s.persistedTerm.get(node) ?? 0);
-        const e = disk?.log[i - 1];
+        const e = disk === undefined ? undefined : diskEntry(disk, i);
         const cmd = e !== undefined && e.cmd.type === "client" ? `${e.cmd.clientId}#${e.cmd.seq}` : null;
         this.s.committedCommand.set(i, cmd);
         if (cmd !== null) this.commandIndex?.add(cmd);
@@ -577,9 +658,8 @@ export class Checkers {
       });
       return;
     }
-    const ph = this.s.ph.get(node) ?? ZERO;
     for (let i = from; i <= to; i++) {
-      if (ph.get(i) !== this.s.committed.get(i)) {
+      if (this.prefixHash(node, i) !== this.s.committed.get(i)) {
         this.host.report({
           invariant: "state-machine-safety",
           nodes: [node],
@@ -608,12 +688,16 @@ export class Checkers {
         return;
       case "AppendEntries":
         if (disk.hard.term < m.term) bad(`an append in term ${m.term} before persisting that term`);
-        else if (disk.log.length < m.prevLogIndex + m.entries.length)
+        else if (diskLastIndex(disk) < m.prevLogIndex + m.entries.length)
           bad(`entries up to ${m.prevLogIndex + m.entries.length} it has not persisted`);
         return;
       case "AppendEntriesResp":
         if (disk.hard.term < m.term) bad(`an append reply in term ${m.term} before persisting that term`);
-        else if (m.success && disk.log.length < m.matchIndex) bad(`an acknowledgement of index ${m.matchIndex} before persisting it`);
+        else if (m.success && diskLastIndex(disk) < m.matchIndex) bad(`an acknowledgement of index ${m.matchIndex} before persisting it`);
+        return;
+      case "InstallSnapshot":
+        if (disk.hard.term < m.term) bad(`a snapshot in term ${m.term} before persisting that term`);
+        else if ((disk.start.snapshot?.index ?? 0) < m.snapshot.index) bad(`a snapshot up to ${m.snapshot.index} it has not persisted`);
         return;
       default:
         return;

@@ -9,6 +9,10 @@ export interface RaftSettings {
   preVote: boolean;
   checkQuorum: boolean;
   maxEntriesPerAppend: number;
+  /** Log compaction: each node snapshots its state machine once it has applied this many entries past its last snapshot (0: never). */
+  snapshotEveryEntries: number;
+  /** Entries kept before the snapshot's index, so a follower just behind still gets appends. */
+  snapshotKeepEntries: number;
 }
 
 export interface NetworkSettings {
@@ -109,6 +113,8 @@ export function defaultConfig(): SimConfig {
       preVote: true,
       checkQuorum: true,
       maxEntriesPerAppend: 64,
+      snapshotEveryEntries: 1000,
+      snapshotKeepEntries: 100,
     },
     network: { latencyMinMs: 10, latencyMaxMs: 20, dropRate: 0, duplicateRate: 0 },
     clients: {
@@ -199,6 +205,8 @@ export function configProblems(c: SimConfig): string[] {
     p.push("heartbeatIntervalMs must be shorter than electionTimeoutMinMs, or followers time out between heartbeats");
   }
   int(c.raft.maxEntriesPerAppend, 1, 10_000, "maxEntriesPerAppend");
+  int(c.raft.snapshotEveryEntries, 0, 1_000_000, "snapshotEveryEntries");
+  int(c.raft.snapshotKeepEntries, 0, 1_000_000, "snapshotKeepEntries");
   num(c.network.latencyMinMs, 0, 600_000, "latencyMinMs");
   num(c.network.latencyMaxMs, 0, 600_000, "latencyMaxMs");
   if (c.network.latencyMaxMs < c.network.latencyMinMs) p.push("latencyMaxMs must be at least latencyMinMs");

@@ -88,24 +88,41 @@ export class CowArray<T> {
 }
 
 /**
- * A growing array kept as chunks of CHUNK items, sharing every chunk that holds the same
- * items (the same objects) as `prev`, an earlier result of this function for the same
- * array. For lists that only grow, a series of copies then costs one copy plus the tails.
+ * A log's items kept as chunks, aligned by position: item i of the array is at position
+ * `first + i`, and a chunk holds the items of positions c x CHUNK to (c + 1) x CHUNK - 1
+ * (the first and last chunks may be shorter). Aligned so a log that drops its oldest items
+ * (a compacted Raft log) still shares its other chunks with earlier copies.
  */
-export function chunksOf<T>(items: readonly T[], prev: readonly (readonly T[])[]): readonly (readonly T[])[] {
+export interface Chunks<T> {
+  readonly first: number;
+  readonly chunks: readonly (readonly T[])[];
+}
+
+export const NO_CHUNKS: Chunks<never> = Object.freeze({ first: 0, chunks: Object.freeze([]) });
+
+/**
+ * A growing array kept as chunks, sharing every chunk that holds the same items (the same
+ * objects) at the same positions as `prev`, an earlier result of this function for the same
+ * array. For lists that only grow (or drop their head), a series of copies then costs one
+ * copy plus the tails.
+ */
+export function chunksOf<T>(items: readonly T[], prev: Chunks<T>, first = 0): Chunks<T> {
   const out: (readonly T[])[] = [];
-  for (let from = 0, c = 0; from < items.length; from += CHUNK, c++) {
-    const to = Math.min(items.length, from + CHUNK);
-    const old = prev[c];
+  const prevBase = Math.floor(prev.first / CHUNK);
+  for (let from = 0; from < items.length; ) {
+    const c = Math.floor((first + from) / CHUNK);
+    const to = Math.min(items.length, (c + 1) * CHUNK - first);
+    const old = prev.chunks[c - prevBase];
     out.push(old !== undefined && sameItems(old, items, from, to) ? old : items.slice(from, to));
+    from = to;
   }
-  return out;
+  return { first, chunks: out };
 }
 
 /** The items of chunksOf's result, as one array. */
-export function unchunk<T>(chunks: readonly (readonly T[])[]): T[] {
+export function unchunk<T>(c: Chunks<T>): T[] {
   const out: T[] = [];
-  for (const c of chunks) for (const x of c) out.push(x);
+  for (const chunk of c.chunks) for (const x of chunk) out.push(x);
   return out;
 }
 

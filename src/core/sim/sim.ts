@@ -207,7 +207,8 @@ export class Simulation implements CheckerHost {
         checkQuorum: r.checkQuorum,
         maxEntriesPerAppend: r.maxEntriesPerAppend,
       };
-      this.addProc(id, new RaftServer({ raft: cfg, lease }, root.fork(`node:${id}`)));
+      const compaction = { everyEntries: r.snapshotEveryEntries, keepEntries: r.snapshotKeepEntries };
+      this.addProc(id, new RaftServer({ raft: cfg, lease, compaction }, root.fork(`node:${id}`)));
     }
     const c = config.clients;
     for (const id of this.clientIds) {

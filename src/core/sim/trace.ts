@@ -27,6 +27,22 @@ export type ProcEvent =
       readonly lastIndex: number;
       readonly lastTerm: number;
     }
+  /**
+   * Log compaction (Raft paper section 7). "take": the node snapshotted its state machine
+   * at `index` and dropped its persisted entries up to `logStart`. "install": it persisted
+   * a snapshot from the leader (InstallSnapshot) and loads its state machine from it; its
+   * log starts after `logStart` (= index) and keeps the entries after it only if it held
+   * the snapshot's last entry. `digest` hashes the snapshot's data.
+   */
+  | {
+      readonly kind: "snapshot";
+      readonly op: "take" | "install";
+      readonly index: number;
+      readonly term: number;
+      readonly digest: number;
+      readonly logStart: number;
+      readonly lastIndex: number;
+    }
   | { readonly kind: "commit"; readonly index: number }
   /** A leadership transfer: started, TimeoutNow sent to `to`, or aborted (reason). */
   | {
@@ -206,6 +222,15 @@ export class TraceHasher {
         this.str(e.proc);
         this.num(e.index);
         return;
+      case "snapshot":
+        this.str(e.proc);
+        this.str(e.op);
+        this.num(e.index);
+        this.num(e.term);
+        this.num(e.digest);
+        this.num(e.logStart);
+        this.num(e.lastIndex);
+        return;
       case "apply":
         this.str(e.proc);
         this.num(e.from);
@@ -286,6 +311,13 @@ export class TraceHasher {
         this.num(m.term);
         this.bool(m.granted);
         this.bool(m.preVote);
+        return;
+      case "InstallSnapshot":
+        // The snapshot by its index, term and digest: hashing its data would cost a walk of the state.
+        this.num(m.term);
+        this.num(m.snapshot.index);
+        this.num(m.snapshot.term);
+        this.num(m.snapshot.digest);
         return;
       case "LeaseRefresh":
         this.num(m.reqId);
