@@ -78,6 +78,8 @@ export function describeCommand(c: Command): string {
   switch (c.type) {
     case "noop":
       return "noop";
+    case "config":
+      return `config ${c.voters.join(",")}`;
     case "system": {
       const op = c.op;
       if (op.type === "checkpoint") return "checkpoint";
@@ -161,6 +163,12 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
       return null;
     case "commit":
       return { category: "replication", text: `${e.proc} committed up to index ${e.index}`, procs: [e.proc] };
+    case "config":
+      return {
+        category: "election",
+        text: `${e.proc} now uses the configuration {${e.voters.join(", ")}} (from index ${e.index}; it counts majorities of ${Math.floor(e.voters.length / 2) + 1})`,
+        procs: [e.proc],
+      };
     case "transfer":
       switch (e.phase) {
         case "started":
@@ -350,6 +358,10 @@ export function describeAction(a: Action): string {
       return `force an election timeout on ${a.proc}`;
     case "transfer":
       return `hand leadership to ${a.to}`;
+    case "add-node":
+      return `add ${a.proc} to the cluster`;
+    case "remove-node":
+      return `remove ${a.proc} from the cluster`;
     case "pause":
       return `pause ${a.proc} for ${s(a.durationUs)}`;
     case "partition":

@@ -27,6 +27,8 @@ const EVERY_KIND: readonly TimedAction[] = [
   { at: 3_000_015, action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } },
   { at: 3_000_016, action: { type: "fencing", on: false } },
   { at: 3_000_017, action: { type: "transfer", to: "n3" } },
+  { at: 3_000_018, action: { type: "add-node", proc: "n6" } },
+  { at: 3_000_019, action: { type: "remove-node", proc: "n2" } },
 ];
 
 describe("recorded actions in scenario files", () => {

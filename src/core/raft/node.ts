@@ -130,6 +130,16 @@ export interface RaftState {
   transferDeadline: number;
   /** TimeoutNow has been sent to the transferee. */
   transferSent: boolean;
+  /**
+   * The configuration in use (dissertation 4.1): the voters of the latest config entry in the
+   * log, else of the snapshot, else the first configuration. configIndex is that entry's index
+   * (the snapshot's index for a snapshot's, 0 for the first): a change is pending while it is
+   * past the commit index.
+   */
+  config: readonly NodeId[];
+  configIndex: number;
+  /** The local time of the latest input (a step, a timer): for decisions made inside others. */
+  lastNow: number;
   // Unreported changes (the next Ready).
   hardDirty: boolean;
   truncateFrom: number | null;
@@ -143,22 +153,25 @@ export interface RaftState {
 
 export class RaftNode {
   readonly id: NodeId;
-  private readonly quorum: number;
-  private readonly peers: readonly NodeId[];
+  /** A majority of the configuration in use. */
+  private quorum = 1;
+  /** The configuration's other members: whom a leader replicates to and counts. */
+  private peers: readonly NodeId[] = [];
+  /** Whether this node is in the configuration it uses (a leader may lead one that drops it). */
+  private member = true;
 
   private constructor(
     readonly cfg: RaftConfig,
     private readonly rng: Rng,
     private st: RaftState,
   ) {
-    if (!cfg.voters.includes(cfg.id)) throw new Error(`node ${cfg.id} is not among the voters`);
+    if (cfg.voters.length === 0) throw new Error("the first configuration needs at least one voter");
     if (cfg.electionTimeoutMinUs <= 0 || cfg.electionTimeoutMaxUs < cfg.electionTimeoutMinUs) {
       throw new Error("election timeout range must be positive and ordered");
     }
     if (cfg.heartbeatIntervalUs <= 0) throw new Error("heartbeat interval must be positive");
     this.id = cfg.id;
-    this.quorum = Math.floor(cfg.voters.length / 2) + 1;
-    this.peers = cfg.voters.filter((v) => v !== cfg.id);
+    this.useConfig();
   }
 
   /**
@@ -195,6 +208,9 @@ export class RaftNode {
       transferee: null,
       transferDeadline: 0,
       transferSent: false,
+      config: cfg.voters,
+      configIndex: 0,
+      lastNow: now,
       hardDirty: false,
       truncateFrom: null,
       appendFrom: null,
@@ -204,6 +220,7 @@ export class RaftNode {
       events: [],
     };
     const node = new RaftNode(cfg, rng, st);
+    node.recomputeConfig(false);
     node.resetElectionTimer(now);
     return node;
   }
@@ -280,6 +297,18 @@ export class RaftNode {
   get electionDeadline(): number {
     return this.st.electionDeadline;
   }
+  /** The voters of the configuration in use. */
+  get config(): readonly NodeId[] {
+    return this.st.config;
+  }
+  /** Index of the entry that set the configuration in use (0: the first configuration). */
+  get configIndex(): number {
+    return this.st.configIndex;
+  }
+  /** Whether this node is a voter of the configuration it uses. */
+  get isMember(): boolean {
+    return this.member;
+  }
   get electionTimerFrom(): number {
     return this.st.electionTimerFrom;
   }
@@ -314,7 +343,7 @@ export class RaftNode {
   hasQuorumContact(now: number): boolean {
     const s = this.st;
     if (s.role !== "leader") return false;
-    let heard = 1;
+    let heard = this.member ? 1 : 0;
     for (const p of this.peers) if (now - this.pr(p).lastHeardAt < this.cfg.electionTimeoutMinUs) heard++;
     return heard >= this.quorum;
   }
@@ -331,20 +360,21 @@ export class RaftNode {
 
   onTimer(now: number): void {
     const s = this.st;
+    s.lastNow = now;
     if (s.role === "leader") {
       if (s.transferee !== null && now >= s.transferDeadline) {
         this.abortTransfer(`${s.transferee} did not take over within an election timeout`);
       }
       if (this.cfg.checkQuorum && now >= s.checkQuorumDeadline) {
         s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
-        let active = 1;
+        let active = this.member ? 1 : 0;
         for (const p of this.peers) {
           const pr = this.pr(p);
           if (pr.active) active++;
           pr.active = false;
         }
         if (active < this.quorum) {
-          this.becomeFollower(now, s.term, null, `CheckQuorum: heard from ${active} of ${this.cfg.voters.length}`);
+          this.becomeFollower(now, s.term, null, `CheckQuorum: heard from ${active} of ${s.config.length}`);
           return;
         }
         s.leaderContactAt = now;
@@ -355,12 +385,16 @@ export class RaftNode {
       }
       return;
     }
-    if (now >= s.electionDeadline) this.campaign(now, "election timeout");
+    if (now < s.electionDeadline) return;
+    // Dissertation 4.2.3: a server outside the configuration starts no election (its term
+    // would only disturb the cluster); it waits to be added, or learns it was removed.
+    if (!this.member) this.resetElectionTimer(now);
+    else this.campaign(now, "election timeout");
   }
 
   /** Starts an election now, as if the election timer had fired (the UI's "force timeout"). */
   forceElectionTimeout(now: number): void {
-    if (this.st.role === "leader") return;
+    if (this.st.role === "leader" || !this.member) return;
     this.campaign(now, "forced timeout");
   }
 
@@ -420,7 +454,10 @@ export class RaftNode {
 
   step(now: number, from: NodeId, m: RaftMessage): void {
     const s = this.st;
-    if (!this.cfg.voters.includes(from) || from === this.id) return;
+    s.lastNow = now;
+    // Any server may talk to any other (a new one hears the leader before it knows the
+    // configuration); only members' votes and acknowledgements count.
+    if (from === this.id) return;
 
     if (m.term > s.term) {
       if (m.type === "RequestVote") {
@@ -651,7 +688,7 @@ export class RaftNode {
     s.votes[from] = m.granted;
     let yes = 0;
     let no = 0;
-    for (const v of this.cfg.voters) {
+    for (const v of s.config) {
       const vote = s.votes[v];
       if (vote === true) yes++;
       else if (vote === false) no++;
@@ -686,7 +723,7 @@ export class RaftNode {
   /** The leader asks us to take over: campaign now, skipping the pre-vote (its leader is the one asking). */
   private onTimeoutNow(now: number, from: NodeId): void {
     const s = this.st;
-    if (s.role === "leader") return;
+    if (s.role === "leader" || !this.member) return;
     this.becomeCandidate(now, `leadership transfer from ${from}`, true);
   }
 
@@ -788,6 +825,7 @@ export class RaftNode {
       s.logStartTerm = snap.term;
       s.snapshot = snap;
       s.installed = snap;
+      this.recomputeConfig(true);
       this.setCommit(snap.index);
     }
     this.send(from, {
@@ -826,7 +864,9 @@ export class RaftNode {
   private onAppendResp(now: number, from: NodeId, m: AppendEntriesResp): void {
     const s = this.st;
     if (s.role !== "leader") return;
-    const pr = this.pr(from);
+    // A server removed from the configuration may still answer an older append.
+    const pr = s.progress[from];
+    if (pr === undefined) return;
     pr.active = true;
     pr.lastHeardAt = now;
     if (m.success) {
@@ -997,7 +1037,8 @@ export class RaftNode {
   /** Figure 8: only entries of the current term are committed by counting replicas. */
   private maybeCommit(): void {
     const s = this.st;
-    const matches = [this.lastIndex];
+    // A leader that is leaving the configuration does not count itself (dissertation 4.2.2).
+    const matches = this.member ? [this.lastIndex] : [];
     for (const p of this.peers) matches.push(this.pr(p).match);
     matches.sort((a, b) => b - a);
     const n = matches[this.quorum - 1] as number;
@@ -1008,6 +1049,12 @@ export class RaftNode {
     const s = this.st;
     s.commitIndex = index;
     s.events.push({ type: "commit", index });
+    if (s.role === "leader" && !this.member && s.configIndex <= index) {
+      // Dissertation 4.2.2: a leader removed from the configuration leads until the change is
+      // committed, then steps down; the remaining servers elect a leader among themselves.
+      this.becomeFollower(s.lastNow, s.term, null, "removed from the cluster: the change is committed");
+      return;
+    }
     if (s.role === "leader" && s.readsWaitingForCommit.length > 0 && this.termAt(index) === s.term) {
       const waiting = s.readsWaitingForCommit;
       s.readsWaitingForCommit = [];
@@ -1021,6 +1068,7 @@ export class RaftNode {
       if (e.index !== this.lastIndex + 1) throw new Error(`${this.id}: append of ${e.index} after ${this.lastIndex}`);
       s.log.push(e);
       if (s.appendFrom === null || e.index < s.appendFrom) s.appendFrom = e.index;
+      if (e.cmd.type === "config") this.setConfig(e.cmd.voters, e.index);
     }
   }
 
@@ -1030,6 +1078,100 @@ export class RaftNode {
     s.log.length = from - 1 - s.logStart;
     if (s.truncateFrom === null || from < s.truncateFrom) s.truncateFrom = from;
     if (s.appendFrom !== null && s.appendFrom >= from) s.appendFrom = null;
+    // An uncommitted configuration change that is cut off is undone (dissertation 4.1).
+    if (s.configIndex >= from) this.recomputeConfig(true);
+  }
+
+  // ---- membership (dissertation 4: single-server changes) ---------------------------
+
+  /**
+   * Proposes adding or removing one server (dissertation 4.1). Refused unless this leader has
+   * committed an entry of its own term (the fix for the single-server change bug found in
+   * 2015: a new leader's change could otherwise race an uncommitted one of an older term),
+   * and unless the previous change is committed (one at a time). Returns why not, or null.
+   */
+  proposeConfigChange(change: { readonly add: NodeId } | { readonly remove: NodeId }): string | null {
+    const s = this.st;
+    if (s.role !== "leader") return `${this.id} is not the leader`;
+    if (s.transferee !== null) return `${this.id} is handing leadership to ${s.transferee}`;
+    if (this.termAt(s.commitIndex) !== s.term) {
+      return `${this.id} has not yet committed an entry of its term ${s.term}: a change must wait for that`;
+    }
+    if (s.configIndex > s.commitIndex) return `the change at index ${s.configIndex} is not committed yet: one change at a time`;
+    let voters: NodeId[];
+    if ("add" in change) {
+      if (s.config.includes(change.add)) return `${change.add} is already a member`;
+      voters = [...s.config, change.add];
+    } else {
+      if (!s.config.includes(change.remove)) return `${change.remove} is not a member`;
+      if (s.config.length === 1) return `${change.remove} is the only member`;
+      voters = s.config.filter((v) => v !== change.remove);
+    }
+    const at = this.propose({ type: "config", voters });
+    return at === null ? `${this.id} could not append the change` : null;
+  }
+
+  /** The configuration as of `index` (the latest config entry at or before it). */
+  configAt(index: number): readonly NodeId[] {
+    const s = this.st;
+    for (let i = Math.min(index, this.lastIndex); i > s.logStart; i--) {
+      const e = s.log[i - s.logStart - 1] as Entry;
+      if (e.cmd.type === "config") return e.cmd.voters;
+    }
+    return s.snapshot?.voters ?? this.cfg.voters;
+  }
+
+  /** A config entry was appended: it takes effect at once, committed or not (dissertation 4.1). */
+  private setConfig(voters: readonly NodeId[], index: number, report = true): void {
+    const s = this.st;
+    const changed = voters.length !== s.config.length || voters.some((v, i) => s.config[i] !== v);
+    s.config = voters;
+    s.configIndex = index;
+    if (!changed) return;
+    this.useConfig();
+    if (report) s.events.push({ type: "config", voters, index });
+  }
+
+  /** The configuration from the log, else the snapshot, else the first one. */
+  private recomputeConfig(report: boolean): void {
+    const s = this.st;
+    for (let i = s.log.length - 1; i >= 0; i--) {
+      const e = s.log[i] as Entry;
+      if (e.cmd.type === "config") {
+        this.setConfig(e.cmd.voters, e.index, report);
+        return;
+      }
+    }
+    const snap = s.snapshot;
+    if (snap !== null && snap.index >= s.logStart) this.setConfig(snap.voters, snap.index, report);
+    else this.setConfig(this.cfg.voters, 0, report);
+  }
+
+  /** Derives quorum, peers and membership from st.config; a leader follows with its progress. */
+  private useConfig(): void {
+    const s = this.st;
+    const config = s.config;
+    this.member = config.includes(this.id);
+    this.peers = config.filter((v) => v !== this.id);
+    this.quorum = Math.floor(config.length / 2) + 1;
+    if (s.role !== "leader") return;
+    for (const p of Object.keys(s.progress)) if (!this.peers.includes(p)) delete s.progress[p];
+    for (const p of this.peers) {
+      if (s.progress[p] !== undefined) continue;
+      // A server joining: probe it from our end; the answers walk back to where its log matches.
+      s.progress[p] = {
+        state: "probe",
+        next: this.lastIndex + 1,
+        match: 0,
+        probeSent: false,
+        inflight: [],
+        heartbeatAfterAppend: false,
+        active: true,
+        lastHeardAt: s.lastNow,
+        pendingSnapshot: 0,
+        snapshotHeartbeats: 0,
+      };
+    }
   }
 
   // ---- ReadIndex -------------------------------------------------------------
@@ -1051,7 +1193,7 @@ export class RaftNode {
     for (let i = 0; i < s.reads.length; i++) {
       const r = s.reads[i] as PendingRead;
       if (r.round > round) break;
-      if (!r.acks.includes(from)) r.acks.push(from);
+      if (!r.acks.includes(from) && (from === this.id || this.peers.includes(from))) r.acks.push(from);
       if (r.acks.length >= this.quorum) done = i;
     }
     if (done < 0) return;

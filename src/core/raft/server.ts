@@ -242,6 +242,14 @@ export class RaftServer implements ProcessLogic {
     this.handleReady(ctx);
   }
 
+  /** Proposes a single-server configuration change (dissertation 4). Returns why it cannot, or null once proposed. */
+  changeConfig(ctx: ProcessContext, change: { readonly add: NodeId } | { readonly remove: NodeId }): string | null {
+    if (this.v === null) return `${this.id} is down`;
+    const why = this.v.node.proposeConfigChange(change);
+    this.handleReady(ctx);
+    return why;
+  }
+
   /** Hands leadership to `to` (dissertation 3.10). Returns why it cannot, or null once started. */
   transferLeadership(ctx: ProcessContext, to: NodeId): string | null {
     if (this.v === null) return `${this.id} is down`;
@@ -374,6 +382,7 @@ export class RaftServer implements ProcessLogic {
     for (const e of rd.events) {
       if (e.type === "role") ctx.emit({ kind: "role", role: e.role, term: e.term, leader: e.leader, reason: e.reason });
       else if (e.type === "vote") ctx.emit({ kind: "vote", term: e.term, candidate: e.candidate });
+      else if (e.type === "config") ctx.emit({ kind: "config", voters: e.voters, index: e.index });
       else if (e.type === "transfer") ctx.emit({ kind: "transfer", to: e.to, phase: e.phase, reason: e.reason });
       else ctx.emit({ kind: "commit", index: e.index });
     }
@@ -463,7 +472,7 @@ export class RaftServer implements ProcessLogic {
     const snap: Snapshot = {
       index,
       term: node.termAt(index),
-      voters: this.cfg.voters,
+      voters: node.configAt(index),
       data,
       digest: hashString(JSON.stringify(data)),
     };

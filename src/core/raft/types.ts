@@ -21,7 +21,13 @@ export type ClientOp = KvOp | LeaseOp;
 export type Command =
   | { readonly type: "noop" }
   | { readonly type: "client"; readonly clientId: string; readonly seq: number; readonly op: ClientOp }
-  | { readonly type: "system"; readonly op: SystemOp };
+  | { readonly type: "system"; readonly op: SystemOp }
+  /**
+   * A configuration change (dissertation 4.1): the whole new set of voters, which differs
+   * from the one before by exactly one server. A server uses the latest configuration in
+   * its log, committed or not.
+   */
+  | { readonly type: "config"; readonly voters: readonly NodeId[] };
 
 /** A log entry. Entries are immutable once created and shared between logs. */
 export interface Entry {
@@ -124,7 +130,11 @@ export type RaftMessage = RequestVote | RequestVoteResp | AppendEntries | Append
 
 export interface RaftConfig {
   readonly id: NodeId;
-  /** Every voter, this node included, in a fixed order. */
+  /**
+   * The cluster's first configuration (every voter, in a fixed order). A spare server is not
+   * in it: it votes for nobody's majority and starts no election until a configuration
+   * change adds it. Later configurations come from the log (or the snapshot).
+   */
   readonly voters: readonly NodeId[];
   readonly electionTimeoutMinUs: number;
   readonly electionTimeoutMaxUs: number;
@@ -153,6 +163,8 @@ export type NodeEvent =
    * A leadership transfer (dissertation 3.10): `started` (the leader stops taking proposals
    * and catches `to` up), `timeout-now` (it told `to` to campaign), `aborted` (with why).
    */
+  /** The configuration this node uses changed (an entry appended, truncated, or a snapshot installed). */
+  | { readonly type: "config"; readonly voters: readonly NodeId[]; readonly index: number }
   | { readonly type: "transfer"; readonly to: NodeId; readonly phase: "started" | "timeout-now" | "aborted"; readonly reason: string };
 
 export interface Outgoing {

@@ -39,6 +39,9 @@ export function scenarioActionsOf(t: TimedAction): ScenarioActionInput[] {
       return [{ at, do: a.type, node: a.proc }];
     case "transfer":
       return [{ at, do: "transfer-leadership", to: a.to }];
+    case "add-node":
+    case "remove-node":
+      return [{ at, do: a.type, node: a.proc }];
     case "pause":
       return [{ at, do: "pause", node: a.proc, for: formatExactDuration(a.durationUs) }];
     case "partition":

@@ -87,7 +87,8 @@ export function scenarioConfig(s: Scenario, opts: RunOptions = {}): SimConfig {
   const patch: ConfigPatch = {
     seed: opts.seed ?? s.seed,
     nodes: opts.nodes ?? s.cluster.nodes ?? defaultConfig().nodes,
-    raft: dropUndefined({ ...s.cluster, nodes: undefined }),
+    spares: s.cluster.spares ?? 0,
+    raft: dropUndefined({ ...s.cluster, nodes: undefined, spares: undefined }),
     network: dropUndefined(s.network),
     clients: dropUndefined({ ...s.clients, count: s.clients.count ?? clientsNeeded(s) }),
     lease: dropUndefined(s.lease),
@@ -223,6 +224,9 @@ export function toSimAction(a: ScenarioAction): Action {
       return { type: a.do, proc: a.node };
     case "transfer-leadership":
       return { type: "transfer", to: a.to };
+    case "add-node":
+    case "remove-node":
+      return { type: a.do, proc: a.node };
     case "pause":
       return { type: "pause", proc: a.node, durationUs: a.for };
     case "partition":

@@ -77,6 +77,9 @@ const action = z.discriminatedUnion("do", [
   z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
   /** The leader hands leadership to `to` (a node id, or "follower" / "any-node"). */
   z.strictObject({ ...at, do: z.literal("transfer-leadership"), to: procRef }),
+  /** The leader adds a server (a spare, or one removed before) to the configuration, or removes one. */
+  z.strictObject({ ...at, do: z.literal("add-node"), node: procRef }),
+  z.strictObject({ ...at, do: z.literal("remove-node"), node: procRef }),
   z.strictObject({ ...at, do: z.literal("release"), holder: procRef }),
   z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
   z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() }),
@@ -157,6 +160,8 @@ export const scenarioSchema = z.strictObject({
   cluster: z
     .strictObject({
       nodes: z.number().int().min(1).max(MAX_NODES).optional(),
+      /** Spare servers, outside the first configuration, for add-node (dissertation 4). */
+      spares: z.number().int().min(0).max(MAX_NODES - 1).optional(),
       electionTimeoutMinMs: ms.optional(),
       electionTimeoutMaxMs: ms.optional(),
       heartbeatIntervalMs: ms.optional(),

@@ -80,7 +80,10 @@ export interface HolderGroupSettings {
 
 export interface SimConfig {
   seed: number;
+  /** The cluster's first configuration: n1..n<nodes>. */
   nodes: number;
+  /** Spare servers after them (running, empty, outside the configuration until a change adds them). */
+  spares: number;
   raft: RaftSettings;
   network: NetworkSettings;
   clients: ClientSettings;
@@ -106,6 +109,7 @@ export function defaultConfig(): SimConfig {
   return {
     seed: 1,
     nodes: 5,
+    spares: 0,
     raft: {
       electionTimeoutMinMs: 150,
       electionTimeoutMaxMs: 300,
@@ -197,6 +201,8 @@ export function configProblems(c: SimConfig): string[] {
   };
   if (!Number.isSafeInteger(c.seed)) p.push(`seed must be a whole number (got ${c.seed})`);
   int(c.nodes, 1, MAX_NODES, "nodes");
+  int(c.spares, 0, MAX_NODES - 1, "spares");
+  if (c.nodes + c.spares > MAX_NODES) p.push(`nodes and spares together must be at most ${MAX_NODES} (got ${c.nodes} + ${c.spares})`);
   num(c.raft.electionTimeoutMinMs, 1, 600_000, "electionTimeoutMinMs");
   num(c.raft.electionTimeoutMaxMs, 1, 600_000, "electionTimeoutMaxMs");
   if (c.raft.electionTimeoutMaxMs < c.raft.electionTimeoutMinMs) p.push("electionTimeoutMaxMs must be at least electionTimeoutMinMs");
@@ -279,7 +285,7 @@ export function holderSettings(c: SimConfig, i: number): HolderSettings {
   return {
     ...shared,
     id: `h${i + 1}`,
-    servers: nodeIds(c.nodes),
+    servers: nodeIds(c.nodes + c.spares),
     storage: STORAGE_ID,
     leaseName,
     resource: leaseName,

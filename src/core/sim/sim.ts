@@ -61,6 +61,9 @@ export type Action =
   | { readonly type: "timeout"; readonly proc: ProcRef }
   /** The leader hands leadership to `to` (dissertation 3.10: catch it up, then TimeoutNow). */
   | { readonly type: "transfer"; readonly to: ProcRef }
+  /** The leader adds a server to the configuration, or removes one (dissertation 4, one at a time). */
+  | { readonly type: "add-node"; readonly proc: ProcRef }
+  | { readonly type: "remove-node"; readonly proc: ProcRef }
   | { readonly type: "drop-message"; readonly id: number }
   | { readonly type: "note"; readonly text: string }
   /** The holder gives its lease back (revoke through the log). */
@@ -178,7 +181,8 @@ export class Simulation implements CheckerHost {
     const root = Rng.fromSeed(config.seed);
     this.netRng = root.fork("net");
     this.refRng = root.fork("refs");
-    this.nodeIds = nodeIds(config.nodes);
+    // Every server process: the first configuration's, then the spares.
+    this.nodeIds = nodeIds(config.nodes + config.spares);
     this.clientIds = clientIds(config.clients.count);
     this.holderIds = holderIds(config.holders.count);
     this.storageId = config.holders.count > 0 ? STORAGE_ID : null;
@@ -196,10 +200,11 @@ export class Simulation implements CheckerHost {
     this.checkers = config.checkers ? new Checkers(this, undefined, faultFree) : null;
     const r = config.raft;
     const lease = leaseServerSettings(config);
+    const firstConfig = nodeIds(config.nodes);
     for (const id of this.nodeIds) {
       const cfg: RaftConfig = {
         id,
-        voters: this.nodeIds,
+        voters: firstConfig,
         electionTimeoutMinUs: ms(r.electionTimeoutMinMs),
         electionTimeoutMaxUs: ms(r.electionTimeoutMaxMs),
         heartbeatIntervalUs: ms(r.heartbeatIntervalMs),
@@ -962,6 +967,22 @@ export class Simulation implements CheckerHost {
         if (!(logic instanceof RaftServer) || p.status !== "up") return;
         this.emit({ kind: "timeout", proc: p.id });
         this.run(p, (ctx) => logic.forceTimeout(ctx));
+        return;
+      }
+      case "add-node":
+      case "remove-node": {
+        const leader = this.leader();
+        if (leader === null) throw new Error("there is no leader to change the configuration");
+        const id = this.resolve(a.proc);
+        if (!this.nodeIds.includes(id)) throw new Error(`${id} is not a server`);
+        const p = this.proc(leader);
+        const logic = p.logic as RaftServer;
+        if (p.status !== "up") throw new Error(`the leader ${leader} is paused`);
+        let why: string | null = null;
+        this.run(p, (ctx) => {
+          why = logic.changeConfig(ctx, a.type === "add-node" ? { add: id } : { remove: id });
+        });
+        if (why !== null) throw new Error(why);
         return;
       }
       case "transfer": {

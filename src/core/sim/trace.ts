@@ -44,6 +44,8 @@ export type ProcEvent =
       readonly lastIndex: number;
     }
   | { readonly kind: "commit"; readonly index: number }
+  /** The configuration the node uses changed (a config entry appended or undone, or a snapshot installed). */
+  | { readonly kind: "config"; readonly voters: readonly NodeId[]; readonly index: number }
   /** A leadership transfer: started, TimeoutNow sent to `to`, or aborted (reason). */
   | {
       readonly kind: "transfer";
