@@ -309,6 +309,14 @@ export class RaftNode {
   get isMember(): boolean {
     return this.member;
   }
+  /**
+   * Where to send a client that asked the wrong server: the leader it knows, or, from a
+   * server outside the configuration (whose idea of the leader is stale), a member.
+   */
+  get redirect(): NodeId | null {
+    if (this.member) return this.st.role === "leader" ? null : this.st.leader;
+    return this.peers[0] ?? null;
+  }
   get electionTimerFrom(): number {
     return this.st.electionTimerFrom;
   }
@@ -883,6 +891,8 @@ export class RaftNode {
       }
       if (pr.next < pr.match + 1) pr.next = pr.match + 1;
       if (advanced) this.maybeCommit();
+      // Committing its own removal ends this leadership (dissertation 4.2.2).
+      if (s.role !== "leader") return;
       if (s.transferee === from && pr.match === this.lastIndex) this.sendTimeoutNow(from);
       const sent = this.sendAppend(from);
       // The answer to a heartbeat sent after the latest append says the follower is still
@@ -1051,8 +1061,13 @@ export class RaftNode {
     s.events.push({ type: "commit", index });
     if (s.role === "leader" && !this.member && s.configIndex <= index) {
       // Dissertation 4.2.2: a leader removed from the configuration leads until the change is
-      // committed, then steps down; the remaining servers elect a leader among themselves.
-      this.becomeFollower(s.lastNow, s.term, null, "removed from the cluster: the change is committed");
+      // committed, then steps down. Rather than leave the others to wait out an election
+      // timeout, it hands over (3.10) to the member whose log goes furthest: that one holds
+      // every committed entry, so it can win at once.
+      let heir: NodeId | null = null;
+      for (const p of this.peers) if (heir === null || this.pr(p).match > this.pr(heir).match) heir = p;
+      if (heir !== null) this.send(heir, { type: "TimeoutNow", term: s.term });
+      this.becomeFollower(s.lastNow, s.term, null, `removed from the cluster: the change is committed${heir === null ? "" : `; ${heir} takes over`}`);
       return;
     }
     if (s.role === "leader" && s.readsWaitingForCommit.length > 0 && this.termAt(index) === s.term) {

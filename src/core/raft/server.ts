@@ -279,7 +279,7 @@ export class RaftServer implements ProcessLogic {
   private onRefresh(ctx: ProcessContext, v: Volatile, from: ProcId, m: LeaseRefresh): void {
     const base = { type: "LeaseRefreshReply" as const, reqId: m.reqId, name: m.name };
     if (v.node.role !== "leader" || v.tracker === null) {
-      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.role === "leader" ? null : v.node.leader });
+      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.redirect });
       return;
     }
     if (v.node.termAt(v.lastApplied) !== v.node.term) {
@@ -317,7 +317,7 @@ export class RaftServer implements ProcessLogic {
 
   private onWrite(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientWrite): void {
     if (v.node.role !== "leader") {
-      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.leader });
+      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.redirect });
       return;
     }
     const cached = v.sm.cached(m.clientId, m.seq);
@@ -337,7 +337,7 @@ export class RaftServer implements ProcessLogic {
   private onRead(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientRead): void {
     const readCtx = v.nextReadCtx++;
     if (!v.node.requestRead(readCtx)) {
-      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.leader });
+      this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.redirect });
       return;
     }
     v.reads.set(readCtx, { client: from, seq: m.seq, query: m.query, index: null });
@@ -421,7 +421,7 @@ export class RaftServer implements ProcessLogic {
     if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
       // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
       // commit; a retry with the same sequence number is applied at most once.
-      const hint = v.node.leader;
+      const hint = v.node.redirect;
       for (const w of v.writes.values()) this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: hint });
       for (const r of v.reads.values()) this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: false, leaderHint: hint });
       v.writes.clear();
@@ -436,7 +436,7 @@ export class RaftServer implements ProcessLogic {
           name: reply.name,
           ok: false,
           reason: "not-leader",
-          leaderHint: v.node.leader,
+          leaderHint: v.node.redirect,
         });
       }
       v.refreshes.clear();
@@ -453,7 +453,7 @@ export class RaftServer implements ProcessLogic {
     for (const [i, w] of v.writes) {
       if (i > snap.index) continue;
       v.writes.delete(i);
-      this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: v.node.leader });
+      this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: v.node.redirect });
     }
     for (const i of [...v.refreshes.keys()]) if (i <= snap.index) v.refreshes.delete(i);
   }
