@@ -25,8 +25,10 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
     let taken = 0;
     let installed = 0;
     let sent = 0;
+    let configs = 0;
     const count = (e: TraceEvent): void => {
-      if (e.kind === "snapshot") {
+      if (e.kind === "config") configs++;
+      else if (e.kind === "snapshot") {
         if (e.op === "take") taken++;
         else installed++;
       } else if (e.kind === "send" && e.msg.type === "InstallSnapshot") sent++;
@@ -36,11 +38,14 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       for (const v of r.violations) bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (${label})`);
       for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
     }
-    console.log(`${label}: ${taken} snapshots taken, ${sent} InstallSnapshot sent, ${installed} installed over ${SEEDS} seeds`);
+    console.log(
+      `${label}: ${taken} snapshots taken, ${sent} InstallSnapshot sent, ${installed} installed, ${configs} configuration changes seen over ${SEEDS} seeds`,
+    );
     expect(bad).toEqual([]);
     expect(taken).toBeGreaterThan(SEEDS);
     expect(sent).toBeGreaterThan(0);
     expect(installed).toBeGreaterThan(0);
+    return configs;
   };
 
   it(`${SEEDS} seeds of the Raft nemesis, snapshots every 20 entries: no violation, and the cluster recovers`, () => {
@@ -57,5 +62,29 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       },
       "lease sweep",
     );
+  });
+
+  it(`${SEEDS} seeds with membership changes (a spare, adds and removals, the leader's own) and snapshots every 20 entries: no violation`, () => {
+    // Pinned to membership changes among the faults that cut servers off, so that servers
+    // join behind a compacted log (InstallSnapshot carries the configuration) and removed
+    // ones come back.
+    const configs = sweep(
+      {
+        name: "membership and compaction sweep",
+        cluster: { nodes: 5, spares: 1, snapshotEveryEntries: 20, snapshotKeepEntries: 5 },
+        clients: { count: 2, workload: "random" },
+        holders: { count: 2, ttlMs: 1500 },
+        storage: { fencing: true },
+        nemesis: {
+          includeClients: true,
+          intervalMin: "100ms",
+          intervalMax: "500ms",
+          quietAfter: "7s",
+          faults: ["membership", "crash", "partition", "leader-crash", "transfer"],
+        },
+      },
+      "membership sweep",
+    );
+    expect(configs).toBeGreaterThan(SEEDS * 5);
   });
 });

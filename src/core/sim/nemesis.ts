@@ -28,6 +28,8 @@ import type { Action, Simulation } from "./sim";
  * "delay": a latency spike, so messages of one term arrive after those of the next.
  * "transfer": the leader hands leadership to a random follower (a planned failover, dissertation 3.10),
  *   which may be behind, paused or cut off: the handover must then be given up.
+ * "membership": the leader adds a server outside the configuration (a spare, or one removed before) or
+ *   removes a member, one at a time (dissertation 4), never below three members; the leader may remove itself.
  * "holder-expiry": crash a lease holder and restart it just around the time the leader expires its lease,
  *   so its new grant races the Expire.
  */
@@ -44,6 +46,7 @@ export type FaultKind =
   | "leader-isolate"
   | "delay"
   | "transfer"
+  | "membership"
   | "holder-expiry";
 
 export const ALL_FAULTS: readonly FaultKind[] = [
@@ -59,6 +62,7 @@ export const ALL_FAULTS: readonly FaultKind[] = [
   "leader-isolate",
   "delay",
   "transfer",
+  "membership",
   "holder-expiry",
 ];
 
@@ -489,6 +493,16 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
       const l = sim.leader();
       if (l === null || sim.status(l) !== "up") return [];
       return [{ type: "transfer", to: rng.pick(nodes.filter((x) => x !== l)) }];
+    }
+    case "membership": {
+      const l = sim.leader();
+      const node = l === null ? null : sim.server(l).node;
+      if (l === null || node === null || sim.status(l) !== "up") return [];
+      const members = node.config;
+      const outside = nodes.filter((x) => !members.includes(x));
+      if (outside.length > 0 && (members.length <= 3 || rng.chance(0.5))) return [{ type: "add-node", proc: rng.pick(outside) }];
+      if (members.length > 3) return [{ type: "remove-node", proc: rng.pick(members) }];
+      return [];
     }
     case "holder-expiry": {
       if (n.watch !== null || now < n.holderCooldownUntil) return [];
