@@ -49,6 +49,30 @@ test("Transfer leadership hands the leader's role to the chosen follower in the 
   expect(errors).toEqual([]);
 });
 
+test("a spare server added to the cluster becomes a voter; removing a follower makes it a spare", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1&spares=1");
+  // n6 runs outside the configuration: it is named so, and is no voter.
+  const n6 = page.getByRole("button", { name: /^n6, follower, not a member, term \d+$/ });
+  await expect(n6).toBeVisible();
+  await expect(nodes(page)).toHaveCount(5);
+  const first = await leader(page);
+  await n6.click();
+  await expect(page.getByText("no: a spare or removed server, it votes in no majority")).toBeVisible();
+  await shot(page, "02c-spare");
+  await page.getByRole("button", { name: "Add n6 to the cluster" }).click();
+  await expect(page.getByRole("button", { name: /^n6, follower, term \d+$/ })).toBeVisible();
+  await expect(nodes(page)).toHaveCount(6);
+  await shot(page, "02d-spare-added");
+  const follower = first.id === "n2" ? "n3" : "n2";
+  await node(page, follower).click();
+  await page.getByRole("button", { name: `Remove ${follower} from the cluster` }).click();
+  await expect(page.getByRole("button", { name: new RegExp(`^${follower}, follower, not a member, term \\d+$`) })).toBeVisible();
+  await expect(page.getByText(/now uses the configuration \{/).first()).toBeAttached();
+  await expect(page.getByTestId("violations")).toHaveText("0");
+  expect(errors).toEqual([]);
+});
+
 test("a minority partition cannot elect a leader or commit", async ({ page }) => {
   await page.goto("/?seed=8&speed=1&holders=0&clients=2");
   const old = await leader(page);

@@ -186,6 +186,8 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         <dd>{n.lastIndex}</dd>
         <dt>Voted for</dt>
         <dd>{n.votedFor ?? "nobody"}</dd>
+        <dt>In the cluster</dt>
+        <dd>{n.member ? "yes, a voter" : "no: a spare or removed server, it votes in no majority"}</dd>
         <dt>Believes the leader is</dt>
         <dd>{n.leaderHint ?? "unknown"}</dd>
         <dt>Local clock</dt>
@@ -217,12 +219,33 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         </button>
         <button
           type="button"
-          disabled={n.status !== "up" || view.leader === null || view.leader === n.id}
+          disabled={n.status !== "up" || !n.member || view.leader === null || view.leader === n.id}
           onClick={() => act({ type: "transfer", to: n.id })}
           title="Planned failover (Raft dissertation 3.10): the leader stops taking writes, brings this node's log up to date, then tells it to start an election at once"
         >
           Transfer leadership to {n.id}
         </button>
+      </div>
+      <div className="actions">
+        {n.member ? (
+          <button
+            type="button"
+            disabled={view.leader === null || view.config.length <= 1}
+            onClick={() => act({ type: "remove-node", proc: n.id })}
+            title="Membership change (Raft dissertation 4): the leader writes a configuration without this server to the log; it takes effect at once, one change at a time"
+          >
+            Remove {n.id} from the cluster
+          </button>
+        ) : (
+          <button
+            type="button"
+            disabled={view.leader === null}
+            onClick={() => act({ type: "add-node", proc: n.id })}
+            title="Membership change (Raft dissertation 4): the leader writes a configuration with this server to the log and catches it up"
+          >
+            Add {n.id} to the cluster
+          </button>
+        )}
       </div>
       <div className="actions">
         <Duration label="seconds" value={pauseS} onChange={setPauseS} />

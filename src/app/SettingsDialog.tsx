@@ -8,13 +8,14 @@ import { useLab } from "./store";
 import { startRun, useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 
-type Draft = Record<keyof TimingSettings | "seed" | "nodes" | "holders" | "clients", string>;
+type Draft = Record<keyof TimingSettings | "seed" | "nodes" | "spares" | "holders" | "clients", string>;
 
 function draftOf(s: RunSettings): Draft {
   const t = s.timing;
   return {
     seed: String(s.seed),
     nodes: String(s.nodes),
+    spares: String(s.spares),
     holders: String(s.holders),
     clients: String(s.clients.count),
     electionTimeoutMinMs: String(t.electionTimeoutMinMs),
@@ -60,6 +61,7 @@ export function settingsFromDraft(d: Draft, base: RunSettings): { settings: RunS
     ...base,
     seed,
     nodes: Number(d.nodes),
+    spares: Number(d.spares),
     holders,
     clients: { count: clients, workload: clients > 0 ? "random" : "none" },
     timing,
@@ -87,6 +89,7 @@ export function SettingsDialog() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const first = useRef<HTMLSelectElement>(null);
   const nodesId = useId();
+  const sparesId = useId();
   useEffect(() => {
     if (!open) return;
     // Escape closes the dialog even from inside a field (the page's shortcuts ignore fields).
@@ -120,6 +123,16 @@ export function SettingsDialog() {
               {[3, 5, 7].map((n) => (
                 <option key={n} value={n}>
                   {n} nodes
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="form-field">
+            <label htmlFor={sparesId}>Spare servers</label>
+            <select id={sparesId} value={draft.spares} onChange={(e) => set("spares")(e.target.value)}>
+              {[0, 1, 2].map((n) => (
+                <option key={n} value={n}>
+                  {n === 0 ? "none" : `${n} (outside the cluster, to add)`}
                 </option>
               ))}
             </select>
@@ -163,7 +176,7 @@ export function SettingsDialog() {
           </button>
           <button type="button" onClick={() => {
               const d = draftOf({ ...current, timing: DEFAULT_TIMING });
-              setDraft({ ...d, seed: draft.seed, nodes: draft.nodes, holders: draft.holders, clients: draft.clients });
+              setDraft({ ...d, seed: draft.seed, nodes: draft.nodes, spares: draft.spares, holders: draft.holders, clients: draft.clients });
             }}>
             Default timing
           </button>

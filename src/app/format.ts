@@ -30,7 +30,7 @@ export function stateText(n: NodeView): string {
   return n.status === "paused" ? `${role}, paused` : role;
 }
 
-/** The accessible name of a node, e.g. "n3, leader, term 4". */
+/** The accessible name of a node, e.g. "n3, leader, term 4"; "n6, follower, not a member, term 2" outside the configuration. */
 export function nodeLabel(n: NodeView): string {
-  return `${n.id}, ${stateText(n)}, term ${n.term}`;
+  return `${n.id}, ${stateText(n)}${n.member ? "" : ", not a member"}, term ${n.term}`;
 }

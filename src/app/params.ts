@@ -1,7 +1,7 @@
 /**
  * Run settings <-> the page's query string. Every setting has a parameter, so the URL
  * always names the exact run: ?seed=7&nodes=5&holders=3&speed=0.05&election=150-300
- * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2.
+ * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2&spares=1.
  * Bad values fall back to defaults, each with one sentence saying what was ignored.
  */
 import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
@@ -15,6 +15,7 @@ export const DEFAULT_TIMING: TimingSettings = timingOf(defaultConfig());
 export const DEFAULT_SETTINGS: RunSettings = {
   seed: 1,
   nodes: 5,
+  spares: 0,
   clients: { count: 2, workload: "random" },
   holders: 3,
   speed: DEFAULT_SPEED,
@@ -79,6 +80,13 @@ export function parseParams(search: string): ParsedParams {
 
   const seed = pick("seed", (r) => wholeIn(r, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), d.seed, "a whole number, like 42", num);
   const nodes = pick("nodes", (r) => wholeIn(r, 1, MAX_NODES), d.nodes, `a whole number from 1 to ${MAX_NODES}`, num);
+  const spares = pick(
+    "spares",
+    (r) => wholeIn(r, 0, MAX_NODES - nodes),
+    d.spares,
+    `a whole number from 0 to ${MAX_NODES - nodes} (nodes and spares make at most ${MAX_NODES})`,
+    num,
+  );
   const clients = pick("clients", (r) => wholeIn(r, 0, MAX_CLIENTS), d.clients.count, `a whole number from 0 to ${MAX_CLIENTS}`, num);
   const holders = pick("holders", (r) => wholeIn(r, 0, MAX_HOLDERS), d.holders, `a whole number from 0 to ${MAX_HOLDERS}`, num);
   const speed = pick(
@@ -119,7 +127,7 @@ export function parseParams(search: string): ParsedParams {
     renewFraction: renew,
     gracePeriodMs: grace,
   };
-  const base = { seed, nodes, clients: { count: clients, workload: clients > 0 ? ("random" as const) : ("none" as const) }, holders, speed };
+  const base = { seed, nodes, spares, clients: { count: clients, workload: clients > 0 ? ("random" as const) : ("none" as const) }, holders, speed };
   // Settings that are fine one by one can still clash (a heartbeat longer than the election timeout).
   const clash = configProblems(configFor({ ...base, autoplay: true, timing }));
   if (clash.length > 0) {
@@ -137,6 +145,7 @@ export function toSearch(s: RunSettings): string {
   const dt = DEFAULT_TIMING;
   q.set("seed", String(s.seed));
   if (s.nodes !== d.nodes) q.set("nodes", String(s.nodes));
+  if (s.spares !== d.spares) q.set("spares", String(s.spares));
   if (s.holders !== d.holders) q.set("holders", String(s.holders));
   if (s.clients.count !== d.clients.count) q.set("clients", String(s.clients.count));
   if (s.speed !== d.speed) q.set("speed", String(s.speed));

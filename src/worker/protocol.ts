@@ -17,6 +17,8 @@ import type { Action, ProcStatus } from "../core/sim/sim";
 export interface RunSettings {
   readonly seed: number;
   readonly nodes: number;
+  /** Spare servers outside the first configuration, for "Add to the cluster" (dissertation 4). */
+  readonly spares: number;
   readonly clients: { readonly count: number; readonly workload: "none" | "random" };
   /** Lease holders contending for one lease and writing to fenced storage. */
   readonly holders: number;
@@ -178,6 +180,8 @@ export interface NodeView {
   readonly role: Role | null;
   /** The persisted term (survives a crash). */
   readonly term: number;
+  /** In the cluster's configuration (SimView.config): a voter. A spare or removed server is not. */
+  readonly member: boolean;
   /** null while the node is down (the commit index is volatile). */
   readonly commitIndex: number | null;
   /** Index of the last entry in the persisted log. */
@@ -392,6 +396,8 @@ export interface SimView {
   readonly logWindow: { readonly from: number; readonly to: number };
   /** The up node leading the highest term, if any. */
   readonly leader: string | null;
+  /** The voters, as the leader (or the up node of the highest term) counts them. */
+  readonly config: readonly string[];
   readonly holders: readonly HolderView[];
   readonly leases: readonly LeaseRowView[];
   readonly storage: StorageView | null;

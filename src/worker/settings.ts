@@ -19,6 +19,7 @@ export function scenarioInputFromSettings(s: RunSettings): Record<string, unknow
     seed: s.seed,
     cluster: {
       nodes: s.nodes,
+      ...(s.spares > 0 ? { spares: s.spares } : {}),
       electionTimeoutMinMs: t.electionTimeoutMinMs,
       electionTimeoutMaxMs: t.electionTimeoutMaxMs,
       heartbeatIntervalMs: t.heartbeatIntervalMs,
@@ -42,6 +43,7 @@ export function settingsFromScenario(sc: Scenario, show: { speed: number; autopl
   return {
     seed: c.seed,
     nodes: c.nodes,
+    spares: c.spares,
     clients: { count: c.clients.count, workload: c.clients.workload },
     holders: c.holders.count,
     speed: clampSpeed(sc.ui?.speed ?? show.speed),

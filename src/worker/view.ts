@@ -53,7 +53,22 @@ export function logWindow(sim: Simulation): { from: number; to: number } {
   return { from: Math.max(1, to - LOG_WINDOW + 1), to };
 }
 
-export function nodeView(sim: Simulation, id: string, window: { from: number; to: number }): NodeView {
+/**
+ * The cluster's configuration as the leader uses it (else the up node of the highest term):
+ * who the voters are. Every node, when nobody is up.
+ */
+export function clusterConfig(sim: Simulation): readonly string[] {
+  const leader = sim.leader();
+  let best: { term: number; config: readonly string[] } | null = null;
+  for (const id of leader === null ? sim.nodeIds : [leader]) {
+    const node = sim.server(id).node;
+    if (node === null || sim.status(id) === "down") continue;
+    if (best === null || node.term > best.term) best = { term: node.term, config: node.config };
+  }
+  return best?.config ?? sim.nodeIds;
+}
+
+export function nodeView(sim: Simulation, id: string, window: { from: number; to: number }, config = clusterConfig(sim)): NodeView {
   const status = sim.status(id);
   const clock = sim.clockOf(id);
   const log = logOf(sim, id);
@@ -70,6 +85,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
     pausedUntil: sim.pausedUntil(id),
     entries,
     lastIndex: log.length,
+    member: config.includes(id),
   };
   const node = sim.server(id).node;
   if (node === null || status === "down") {
@@ -98,8 +114,9 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
     votedFor: node.votedFor,
     leaderHint: node.leader,
     votesFrom: node.role === "candidate" || node.role === "precandidate" ? Object.keys(votes).filter((k) => votes[k] === true && k !== id) : [],
-    electionTimerAt: leader ? null : toVirtual(clock, node.electionDeadline),
-    electionTimerFrom: leader ? null : toVirtual(clock, node.electionTimerFrom),
+    // A server outside the configuration starts no election: it has no timer to show.
+    electionTimerAt: leader || !node.isMember ? null : toVirtual(clock, node.electionDeadline),
+    electionTimerFrom: leader || !node.isMember ? null : toVirtual(clock, node.electionTimerFrom),
     progress: leader
       ? Object.keys(node.progress)
           .filter((p) => p !== id)
@@ -338,6 +355,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     explanation: explain(v.invariant),
   }));
   const net = sim.network();
+  const config = clusterConfig(sim);
   const history = c.fresh ? c.journal.retained() : null;
   const diagram = history === null ? c.journal.takeDiagram() : null;
   return {
@@ -353,7 +371,8 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     playing: c.playing,
     speed: c.speed,
     halted: sim.halted,
-    nodes: sim.nodeIds.map((id) => nodeView(sim, id, window)),
+    nodes: sim.nodeIds.map((id) => nodeView(sim, id, window, config)),
+    config,
     logWindow: window,
     leader: sim.leader(),
     holders: sim.holderIds.map((id) => holderView(sim, id)),

@@ -44,13 +44,20 @@ describe("URL parameters", () => {
     expect(problems).toEqual([expect.stringMatching(/heartbeatIntervalMs must be shorter than electionTimeoutMinMs/)]);
   });
 
+  it("spares beyond nine servers in all fall back to none, with the reason", () => {
+    const { settings, problems } = parseParams("?nodes=7&spares=3");
+    expect(settings).toMatchObject({ nodes: 7, spares: 0 });
+    expect(problems).toEqual([expect.stringMatching(/^Ignored \?spares=3: spares must be a whole number from 0 to 2 \(nodes and spares make at most 9\)/)]);
+  });
+
   it("a very long bad value is shortened in the message", () => {
     const { problems } = parseParams(`?seed=${"x".repeat(500)}`);
     expect(problems[0]?.length).toBeLessThan(200);
   });
 
   it("toSearch names the run: parsing it back gives the same settings", () => {
-    const s = parseParams("?seed=9&nodes=3&holders=4&speed=0.2&election=200-400&ttl=3000&renew=0.5&grace=250").settings;
+    const s = parseParams("?seed=9&nodes=3&spares=2&holders=4&speed=0.2&election=200-400&ttl=3000&renew=0.5&grace=250").settings;
+    expect(s.spares).toBe(2);
     expect(parseParams(toSearch(s)).settings).toEqual(s);
     expect(toSearch(DEFAULT_SETTINGS)).toBe("?seed=1");
   });
@@ -60,6 +67,7 @@ describe("settings dialog", () => {
   const draft = {
     seed: "5",
     nodes: "5",
+    spares: "0",
     holders: "3",
     clients: "2",
     electionTimeoutMinMs: "150",
@@ -77,6 +85,13 @@ describe("settings dialog", () => {
     expect(r.problems).toEqual([]);
     expect(r.settings?.seed).toBe(5);
     expect(r.settings?.timing.renewFraction).toBe(0.33);
+  });
+
+  it("spare servers: at most nine servers in all", () => {
+    expect(settingsFromDraft({ ...draft, spares: "2" }, DEFAULT_SETTINGS).settings?.spares).toBe(2);
+    expect(settingsFromDraft({ ...draft, nodes: "9", spares: "1" }, DEFAULT_SETTINGS).problems).toEqual([
+      "nodes and spares together must be at most 9 (got 9 + 1)",
+    ]);
   });
 
   it("refuses empty, non-numeric and clashing values, each with a reason", () => {

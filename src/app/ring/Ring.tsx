@@ -126,6 +126,10 @@ function RingLegend() {
           <span className="rl-sym rl-group" aria-hidden="true" />
           partition group
         </li>
+        <li>
+          <span className="rl-sym rl-outside" aria-hidden="true" />
+          pale, dashed: not a member (a spare or removed server)
+        </li>
       </ul>
     </div>
   );

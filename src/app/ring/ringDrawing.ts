@@ -376,7 +376,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     const upd = changed(
       nodeSel,
       (d) =>
-        `${d.p.x},${d.p.y},${d.r}|${d.state}|${d.n.status}|${d.n.term}|${d.n.driftPpm}|${timerFraction(d.n, v.now) !== null}|` +
+        `${d.p.x},${d.p.y},${d.r}|${d.state}|${d.n.status}|${d.n.member}|${d.n.term}|${d.n.driftPpm}|${timerFraction(d.n, v.now) !== null}|` +
         `${isSelected("node", d.id)}|${sel.highlight.includes(d.id)}|${d.votes.map((x) => `${x.from}@${x.x},${x.y}`).join(";")}`,
     );
     timerArcs = nodeSel.select<SVGPathElement>(".timer-arc");
@@ -388,6 +388,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       .classed("is-leader", (d) => d.state === "leader")
       .classed("is-down", (d) => d.state === "down")
       .classed("is-paused", (d) => d.n.status === "paused")
+      .classed("is-outside", (d) => !d.n.member)
       .classed("has-timer", (d) => timerFraction(d.n, v.now) !== null)
       .classed("is-selected", (d) => isSelected("node", d.id))
       .classed("is-highlighted", (d) => sel.highlight.includes(d.id));
@@ -430,10 +431,12 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
         setText(this, `T${d.n.term}`);
       });
     upd.select(".status").attr("y", (d) => d.r + 22);
-    upd.select(".clock").attr("y", (d) => d.r + (d.n.status === "up" ? 22 : 37));
+    // Below the status line when there is one (down, paused, not a member).
+    const hasStatus = (d: NodeDatum): boolean => d.n.status !== "up" || !d.n.member;
+    upd.select(".clock").attr("y", (d) => d.r + (hasStatus(d) ? 37 : 22));
     upd
       .select<SVGTextElement>(".drift")
-      .attr("y", (d) => d.r + (d.n.status === "up" ? 37 : 52))
+      .attr("y", (d) => d.r + (hasStatus(d) ? 52 : 37))
       .each(function (d) {
         setText(this, driftText(d.n.driftPpm));
       });
@@ -456,7 +459,10 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       if (this.getAttribute("d") !== path) this.setAttribute("d", path);
     });
     nodeStatus.each(function (d) {
-      setText(this, d.n.status === "down" ? "✕ down" : d.n.status === "paused" ? pausedText(d.n.pausedUntil, now) : "");
+      setText(
+        this,
+        d.n.status === "down" ? "✕ down" : d.n.status === "paused" ? pausedText(d.n.pausedUntil, now) : d.n.member ? "" : "not a member",
+      );
     });
     // Clocks tick with each view (25 a second), not each frame: a changing text costs a layout.
     if (!clocks) return;
