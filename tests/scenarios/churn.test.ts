@@ -27,6 +27,13 @@ import {
   upNodes,
 } from "./helpers";
 
+/**
+ * Every kind of fault but membership changes: a server removed from the configuration
+ * hears no leader any more, so "every node converges" cannot hold once one is removed
+ * (the membership sweeps in tests/core check those runs instead).
+ */
+const CONVERGING_FAULTS = ALL_FAULTS.filter((k) => k !== "membership");
+
 /** Heals everything, lets writes finish, stops the clients, waits for every node to agree. */
 function finish(sim: Simulation, settleUs: number): NodeId {
   healAll(sim);
@@ -103,7 +110,7 @@ describe("churn with concurrent clients and the random nemesis", () => {
       const sim = makeSim(
         seed,
         { clients: { count: 5, workload: "random", keys: 4 } },
-        { intervalMinUs: ms(50), intervalMaxUs: ms(600), faults: ALL_FAULTS, quietAfterUs: sec(30), includeClients: true },
+        { intervalMinUs: ms(50), intervalMaxUs: ms(600), faults: CONVERGING_FAULTS, quietAfterUs: sec(30), includeClients: true },
       );
       const hist = new History(sim);
       sim.advanceTo(sec(30));
