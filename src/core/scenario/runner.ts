@@ -312,6 +312,8 @@ export function describeExpectation(e: Expectation): string {
       return `${e.node} is the leader`;
     case "leader-is-not":
       return `${e.node} is not the leader`;
+    case "members":
+      return `the leader's configuration is {${e.nodes.join(", ")}}`;
     case "term-at-least":
       return `the highest term is at least ${e.term}`;
     case "term-at-most":
@@ -369,6 +371,12 @@ function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { 
       return result(leader === e.node, `leader is ${leader ?? "nobody"}`);
     case "leader-is-not":
       return result(leader !== e.node, `leader is ${leader ?? "nobody"}`);
+    case "members": {
+      const config = leader === null ? null : (sim.server(leader).node?.config ?? null);
+      const want = [...e.nodes].sort().join(", ");
+      const got = config === null ? null : [...config].sort().join(", ");
+      return result(got === want, got === null ? "no leader" : `the leader counts {${got}}`);
+    }
     case "term-at-least":
       return result(maxTerm >= e.term, `highest term ${maxTerm}`);
     case "term-at-most":

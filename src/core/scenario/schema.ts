@@ -95,6 +95,8 @@ const expectation = z.discriminatedUnion("that", [
   z.strictObject({ at: duration.optional(), that: z.literal("leader-is"), node: procRef }),
   z.strictObject({ at: duration.optional(), that: z.literal("leader-is-not"), node: procRef }),
   z.strictObject({ at: duration.optional(), that: z.literal("term-at-least"), term: z.number().int().min(0) }),
+  /** The leader's configuration has exactly these voters (any order). */
+  z.strictObject({ at: duration.optional(), that: z.literal("members"), nodes: z.array(z.string().min(1)).min(1).max(MAX_NODES) }),
   z.strictObject({ at: duration.optional(), that: z.literal("term-at-most"), term: z.number().int().min(0) }),
   z.strictObject({
     at: duration.optional(),
