@@ -3,12 +3,14 @@
  * the moment, build the view the page draws) at random points of a 10-minute run, and
  * how much memory the worker holds after an hour of simulated time.
  * The dashboard's default run: 5 nodes, 2 clients writing, 3 lease holders.
- * Targets: seek p95 under 100 ms; memory bounded (snapshots are thinned to a count and a memory budget).
+ * Targets: seek p95 under 100 ms; memory bounded (snapshots are thinned to a count and a memory budget);
+ * with log compaction, the live heap of a run without time travel flat after the first snapshot.
  * Figures, not pass/fail.
  */
 import { DEFAULT_SETTINGS } from "../src/app/params";
 import type { Timeline } from "../src/core/replay/timeline";
 import { buildSimulation } from "../src/core/scenario/runner";
+import { defaultConfig } from "../src/core/sim/config";
 import { newRun, SNAPSHOT_BUDGET_BYTES } from "../src/worker/host";
 import type { Journal } from "../src/worker/journal";
 import { scenarioFromSettings } from "../src/worker/settings";
@@ -121,11 +123,23 @@ function main(): void {
   }
   late.sort((a, b) => a - b);
   console.log(`seek in the 60-min run (40 seeks): p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${pct(late, 0.95).toFixed(0)} ms (the price of the memory bound)`);
-  // How much of that is the run itself: the same hour without time travel.
-  const plainBase = heapMb();
-  const plain = buildSimulation(scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 }));
-  plain.advanceTo(60 * MIN);
-  console.log(`for comparison, the same hour with no snapshots: ${(heapMb() - plainBase).toFixed(0)} MB`);
+  // How much of that is the run itself: the same hour without time travel, with log
+  // compaction (the default) and without it. With compaction the live heap should stay
+  // flat once every node has taken its first snapshot.
+  for (const every of [defaultConfig().raft.snapshotEveryEntries, 0]) {
+    const plainBase = heapMb();
+    const scenario = scenarioFromSettings({ ...DEFAULT_SETTINGS, seed: 42 });
+    const plain = buildSimulation({ ...scenario, cluster: { ...scenario.cluster, snapshotEveryEntries: every } });
+    const figures: string[] = [];
+    for (const m of [10, 20, 40, 60]) {
+      plain.advanceTo(m * MIN);
+      const l = plain.leader();
+      const logLen = l === null ? 0 : plain.server(l).disk.log.length;
+      figures.push(`${m} min ${(heapMb() - plainBase).toFixed(0)} MB (leader's log ${logLen} entries)`);
+    }
+    const what = every > 0 ? `log compaction every ${every} entries` : "no log compaction";
+    console.log(`the same hour with no time travel, ${what}: ${figures.join(", ")}`);
+  }
 }
 
 main();

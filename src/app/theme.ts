@@ -63,12 +63,14 @@ export function textOn(bg: string): string {
 }
 
 /** Message colours by kind (the label is always drawn beside the dot). */
-export type MessageKind = "vote" | "replication" | "lease" | "storage" | "other";
+export type MessageKind = "vote" | "replication" | "snapshot" | "lease" | "storage" | "other";
 
 /** What a message is about, from its label ("vote reply" -> vote, "heartbeat" -> replication). */
 export function messageKind(label: string): MessageKind {
   if (label.includes("vote")) return "vote";
   if (label.startsWith("append") || label === "heartbeat") return "replication";
+  // InstallSnapshot (its answer is an "append reply", as in etcd).
+  if (label === "snapshot") return "snapshot";
   if (label.includes("write")) return "storage";
   if (["acquire", "grant", "denied", "release", "refresh"].some((w) => label.includes(w))) return "lease";
   return "other";
@@ -77,6 +79,7 @@ export function messageKind(label: string): MessageKind {
 const KIND_COLOR: Record<MessageKind, string> = {
   vote: OKABE_ITO.orange,
   replication: OKABE_ITO.blue,
+  snapshot: OKABE_ITO.black,
   storage: OKABE_ITO.green,
   lease: OKABE_ITO.purple,
   other: "#555555",

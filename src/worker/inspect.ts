@@ -20,13 +20,25 @@ export function inspect(sim: Simulation, target: InspectTarget): { title: string
       const node = server.node;
       const disk = sim.diskOf(target.id);
       const log = node?.log ?? disk?.log ?? [];
+      const snap = node?.snapshot ?? disk?.start.snapshot ?? null;
       const sm = server.stateMachine;
       return {
         title: `Node ${target.id}`,
         text: json({
           status: sim.status(target.id),
           clock: sim.clockOf(target.id),
-          persisted: { term: disk?.hard.term ?? 0, votedFor: disk?.hard.votedFor ?? null, logLength: disk?.log.length ?? 0 },
+          persisted: {
+            term: disk?.hard.term ?? 0,
+            votedFor: disk?.hard.votedFor ?? null,
+            snapshotIndex: disk?.start.snapshot?.index ?? 0,
+            snapshotTerm: disk?.start.snapshot?.term ?? 0,
+            logStartsAfter: disk?.start.index ?? 0,
+            logLength: disk?.log.length ?? 0,
+          },
+          snapshot:
+            snap === null
+              ? "none yet (the log starts at 1)"
+              : { index: snap.index, term: snap.term, voters: snap.voters, digest: snap.digest.toString(16) },
           volatile:
             node === null
               ? "none (the node is down: everything not on disk is gone)"
@@ -36,6 +48,10 @@ export function inspect(sim: Simulation, target: InspectTarget): { title: string
                   leader: node.leader,
                   commitIndex: node.commitIndex,
                   lastApplied: server.lastApplied,
+                  snapshotIndex: node.snapshotIndex,
+                  snapshotTerm: node.snapshotTerm,
+                  firstIndex: node.firstIndex,
+                  lastIndex: node.lastIndex,
                   electionDeadlineLocalUs: node.role === "leader" ? null : node.electionDeadline,
                   votes: node.votes,
                   progress: node.progress,

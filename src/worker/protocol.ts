@@ -186,6 +186,10 @@ export interface NodeView {
   readonly commitIndex: number | null;
   /** Index of the last entry in the persisted log. */
   readonly lastIndex: number;
+  /** The first index still in the log: the entries before it are compacted into the snapshot (1 without one). */
+  readonly firstIndex: number;
+  /** The last index the node's snapshot covers (0: no snapshot yet). */
+  readonly snapshotIndex: number;
   readonly votedFor: string | null;
   /** Who the node believes leads (null: nobody known, or down). */
   readonly leaderHint: string | null;

@@ -41,15 +41,21 @@ function orNull(c: ClockState, local: number | null): number | null {
   return local === null || !Number.isFinite(local) ? null : toVirtual(c, local);
 }
 
-function logOf(sim: Simulation, id: string): readonly Entry[] {
+/** A node's log (the running node's, or the disk's while down): entries after `start`, and its snapshot's index. */
+function logOf(sim: Simulation, id: string): { readonly entries: readonly Entry[]; readonly start: number; readonly snapshotIndex: number } {
   const node = sim.server(id).node;
-  return node !== null ? node.log : (sim.diskOf(id)?.log ?? []);
+  if (node !== null) return { entries: node.log, start: node.firstIndex - 1, snapshotIndex: node.snapshotIndex };
+  const disk = sim.diskOf(id);
+  return { entries: disk?.log ?? [], start: disk?.start.index ?? 0, snapshotIndex: disk?.start.snapshot?.index ?? 0 };
 }
 
 /** The log indexes every node's row shows: the last LOG_WINDOW indexes of the longest log. */
 export function logWindow(sim: Simulation): { from: number; to: number } {
   let to = 0;
-  for (const id of sim.nodeIds) to = Math.max(to, logOf(sim, id).length);
+  for (const id of sim.nodeIds) {
+    const log = logOf(sim, id);
+    to = Math.max(to, log.start + log.entries.length);
+  }
   return { from: Math.max(1, to - LOG_WINDOW + 1), to };
 }
 
@@ -72,9 +78,10 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   const status = sim.status(id);
   const clock = sim.clockOf(id);
   const log = logOf(sim, id);
+  const lastIndex = log.start + log.entries.length;
   const entries: EntryView[] = [];
-  for (let i = window.from; i <= Math.min(window.to, log.length); i++) {
-    const e = log[i - 1] as Entry;
+  for (let i = Math.max(window.from, log.start + 1); i <= Math.min(window.to, lastIndex); i++) {
+    const e = log.entries[i - log.start - 1] as Entry;
     entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd) });
   }
   const common = {
@@ -84,7 +91,9 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
     driftPpm: clock.driftPpm,
     pausedUntil: sim.pausedUntil(id),
     entries,
-    lastIndex: log.length,
+    lastIndex,
+    firstIndex: log.start + 1,
+    snapshotIndex: log.snapshotIndex,
     member: config.includes(id),
   };
   const node = sim.server(id).node;

@@ -10,7 +10,9 @@ import { withoutKinds } from "../../src/app/diagram/input";
 import { dropFraction, roleOf } from "../../src/app/diagram/layout";
 import { SpaceTimeLegend } from "../../src/app/diagram/SpaceTime";
 import type { DropReason, TraceEvent } from "../../src/core/sim/trace";
-import { dropWords } from "../../src/worker/describe";
+import { messageKind } from "../../src/app/theme";
+import type { Snapshot } from "../../src/core/raft/types";
+import { describeMessage, dropWords } from "../../src/worker/describe";
 import { diagramMarkOf } from "../../src/worker/journal";
 
 const role = (r: "leader" | "candidate" | "pre-candidate" | "follower"): TraceEvent =>
@@ -29,6 +31,25 @@ describe("the diagram reads the worker's words", () => {
     expect(diagramMarkOf(e, "requesting.sending")?.label).toMatch(/^holding\b/);
     const j = { ...e, state: "jeopardy.renewing" } as unknown as TraceEvent;
     expect(diagramMarkOf(j, "holding.renewing")).toMatchObject({ label: "jeopardy", bad: true });
+  });
+
+  it("InstallSnapshot has its own label and arrow kind; its answer (an append reply) is replication", () => {
+    const snapshot: Snapshot = { index: 40, term: 3, voters: ["n1", "n2", "n3"], data: null, digest: 1 };
+    const d = describeMessage({ type: "InstallSnapshot", term: 3, snapshot });
+    expect(d.label).toBe("snapshot");
+    expect(d.detail).toMatch(/up to 40 \(term 3\)/);
+    expect(messageKind(d.label)).toBe("snapshot");
+    const reply = describeMessage({
+      type: "AppendEntriesResp",
+      term: 3,
+      success: true,
+      matchIndex: 40,
+      rejectIndex: 0,
+      conflictIndex: 0,
+      conflictTerm: 0,
+      readCtx: 0,
+    });
+    expect(messageKind(reply.label)).toBe("replication");
   });
 
   it("every drop reason lands where the diagram means it to", () => {
@@ -58,7 +79,7 @@ describe("hiding arrow kinds", () => {
     nodes: [],
     holders: [],
     storage: null,
-    finished: [msg(1, "heartbeat"), msg(2, "vote"), msg(3, "append reply"), msg(4, "write"), msg(5, "refresh")],
+    finished: [msg(1, "heartbeat"), msg(2, "vote"), msg(3, "append reply"), msg(4, "write"), msg(5, "refresh"), msg(8, "snapshot")],
     inFlight: [flying(6, "heartbeat"), flying(7, "acquire")],
     marks: [],
     horizon: null,
@@ -68,18 +89,21 @@ describe("hiding arrow kinds", () => {
 
   it("drops exactly the hidden kinds, and keeps the same lists when nothing is hidden", () => {
     const shown = withoutKinds(data, new Set(["replication"]));
-    expect(shown.finished.map((m) => m.id)).toEqual([2, 4, 5]);
+    expect(shown.finished.map((m) => m.id)).toEqual([2, 4, 5, 8]);
     expect(shown.inFlight.map((m) => m.id)).toEqual([7]);
     expect(withoutKinds(data, new Set())).toBe(data);
     // The same source list filtered the same way is the same object (the drawing skips unchanged lists).
     expect(withoutKinds(data, new Set(["replication"])).finished).toBe(shown.finished);
-    expect(withoutKinds(data, new Set(["lease", "storage"])).finished.map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(withoutKinds(data, new Set(["lease", "storage"])).finished.map((m) => m.id)).toEqual([1, 2, 3, 8]);
+    expect(withoutKinds(data, new Set(["snapshot"])).finished.map((m) => m.id)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("the legend's switches say whether each kind is shown and toggle it", () => {
     const toggled: string[] = [];
     const html = renderToStaticMarkup(createElement(SpaceTimeLegend, { hidden: new Set(["replication"] as const), onToggle: (k) => toggled.push(k) }));
     expect(html).toMatch(/aria-pressed="false"[^>]*title="Show append \/ heartbeat arrows"/);
-    expect((html.match(/aria-pressed="true"/g) ?? []).length).toBe(4);
+    // Six kinds (vote, append, snapshot, lease, storage, other), one hidden.
+    expect((html.match(/aria-pressed="true"/g) ?? []).length).toBe(5);
+    expect(html).toMatch(/title="Hide snapshot \(InstallSnapshot\) arrows"/);
   });
 });

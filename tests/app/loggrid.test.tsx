@@ -196,3 +196,20 @@ describe("a node whose whole log is before the window", () => {
     expect(rowOf(renderToStaticMarkup(<LogGridView view={v} />), "n3")).not.toContain("ends at");
   });
 });
+
+describe("the snapshot boundary", () => {
+  it("a row says where its snapshot ends, and cells compacted into it say so (not 'no entry')", () => {
+    const v = fixture();
+    // n3 installed the leader's snapshot up to 11: its log starts at 12 and is empty.
+    const snap = { ...v, nodes: v.nodes.map((n) => (n.id === "n3" ? { ...n, lastIndex: 11, firstIndex: 12, snapshotIndex: 11, commitIndex: 11, entries: [] } : n)) };
+    const row = rowOf(renderToStaticMarkup(<LogGridView view={snap} />), "n3");
+    expect(row).toContain("snapshot ≤ 11");
+    for (const i of [9, 10, 11]) {
+      expect(cellOf(row, i)).toContain("lg-snap");
+      expect(cellOf(row, i)).toContain(`index ${i}, in n3&#x27;s snapshot (up to 11), no longer in its log`);
+    }
+    expect(cellOf(row, 12)).toContain("no entry");
+    // Without a snapshot, no boundary is drawn.
+    expect(rowOf(renderToStaticMarkup(<LogGridView view={v} />), "n3")).not.toContain("snapshot ≤");
+  });
+});

@@ -23,6 +23,8 @@ export function nodeFixture(over: Partial<NodeView> & { id: string }): NodeView 
     member: true,
     commitIndex: 0,
     lastIndex: 0,
+    firstIndex: 1,
+    snapshotIndex: 0,
     votedFor: null,
     leaderHint: null,
     votesFrom: [],

@@ -202,6 +202,26 @@ describe("the view", () => {
     for (const n of v.nodes) for (const e of n.entries) expect(e.index).toBeGreaterThanOrEqual(v.logWindow.from);
   });
 
+  it("with log compaction, the log window and each row follow the logs' offsets, and rows say where the snapshot ends", () => {
+    const { sim, journal } = run(20_000, { clients: { count: 3, workload: "random" }, raft: { snapshotEveryEntries: 30, snapshotKeepEntries: 3 } });
+    const v = viewOf(sim, ctx(journal));
+    const leader = sim.server(v.leader as string).node;
+    expect(leader?.snapshotIndex).toBeGreaterThan(0);
+    expect(v.logWindow.to).toBe(Math.max(...v.nodes.map((n) => n.lastIndex)));
+    for (const n of v.nodes) {
+      const node = sim.server(n.id).node;
+      expect(n.lastIndex).toBe(node?.lastIndex);
+      expect(n.firstIndex).toBe(node?.firstIndex);
+      expect(n.snapshotIndex).toBe(node?.snapshotIndex);
+      // Entries are the node's own, at their indexes, from the window (or the log's start) to its end.
+      for (const e of n.entries) {
+        expect(e.index).toBeGreaterThanOrEqual(Math.max(v.logWindow.from, n.firstIndex));
+        expect(e.term).toBe(node?.termAt(e.index));
+      }
+      expect(n.entries.at(-1)?.index).toBe(n.lastIndex);
+    }
+  });
+
   it("the lease row: one grant per token in the log (not one per node), an open leader span and the holder's own span", () => {
     const { sim, journal } = run(3000);
     const lines = journal.takeLines();

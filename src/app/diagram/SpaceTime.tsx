@@ -186,6 +186,7 @@ export function SpaceTimeControls({ vp, onZoom, onPan, onFollow }: SpaceTimeCont
 const ARROW_KINDS: readonly { kind: MessageKind; label: string; text: string }[] = [
   { kind: "vote", label: "vote", text: "vote" },
   { kind: "replication", label: "append", text: "append / heartbeat" },
+  { kind: "snapshot", label: "snapshot", text: "snapshot (InstallSnapshot)" },
   { kind: "lease", label: "refresh", text: "lease grant / refresh" },
   { kind: "storage", label: "write", text: "storage write" },
   { kind: "other", label: "reply", text: "other" },

@@ -178,6 +178,8 @@ function sameRow(a: LogRowProps, b: LogRowProps): boolean {
     a.node.term === b.node.term &&
     a.node.commitIndex === b.node.commitIndex &&
     a.node.lastIndex === b.node.lastIndex &&
+    a.node.firstIndex === b.node.firstIndex &&
+    a.node.snapshotIndex === b.node.snapshotIndex &&
     sameEntries(a.entries, b.entries)
   );
 }
@@ -233,6 +235,20 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
         )}
       </>
     );
+    if (e === undefined && i < node.firstIndex) {
+      // Compacted away: the snapshot holds what this entry did.
+      cls.push("lg-snap");
+      const what = `index ${i}, in ${node.id}'s snapshot (up to ${node.snapshotIndex}), no longer in its log${isMatch ? ", leader's match index" : ""}${isNext ? ", leader's next index" : ""}`;
+      cells.push(
+        <td key={i} className={cls.join(" ")} aria-label={what} title={what}>
+          <span className="lg-snap-mark" aria-hidden="true">
+            S
+          </span>
+          {markers}
+        </td>,
+      );
+      continue;
+    }
     if (e === undefined) {
       cls.push("lg-none");
       const what = `index ${i}, no entry${isMatch ? ", leader's match index" : ""}${isNext ? ", leader's next index" : ""}`;
@@ -288,6 +304,14 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
             {down ? "down" : "paused"}
           </span>
         )}
+        {node.snapshotIndex > 0 && (
+          <span
+            className="lg-snap-word"
+            title={`${node.id} has a snapshot of its state up to index ${node.snapshotIndex}; its log starts at ${node.firstIndex}`}
+          >
+            snapshot ≤ {node.snapshotIndex}
+          </span>
+        )}
         {node.lastIndex < from && (
           // Its whole log lies before the window: say where it ends instead of an empty row.
           <span className="lg-down-word" title={`${node.id}'s log ends at index ${node.lastIndex}`}>
@@ -330,6 +354,12 @@ function Legend({ leader }: { leader: string | null }) {
           ▸
         </span>
         next: the index the leader sends next
+      </li>
+      <li>
+        <span className="lg-key lg-snap" aria-hidden="true">
+          S
+        </span>
+        compacted into the node's snapshot ("snapshot ≤ N": its state up to index N)
       </li>
       <li>number = term; ✕ down rows are grey</li>
     </ul>

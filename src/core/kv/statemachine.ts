@@ -9,6 +9,7 @@ import { LeaseTable } from "../lease/table";
 import type { LeaseEffect, LeaseRecordData } from "../lease/table";
 import type { LeaseInfo, LeaseQuery, LeaseServerSettings, SystemOp } from "../lease/types";
 import type { ClientOp, KvOp, KvQuery } from "../raft/types";
+import { hashString } from "../sim/rng";
 import type { KvResult, OpResult } from "./messages";
 
 interface Session {
@@ -26,6 +27,22 @@ export interface CoreSnapshotData {
   readonly owners: readonly (readonly [string, string])[];
   readonly sessions: readonly (readonly [string, number, OpResult])[];
   readonly leases: readonly LeaseRecordData[];
+}
+
+/**
+ * A hash of a snapshot's data, to compare snapshots (the checkers) and name them (the trace)
+ * without comparing whole states. It reads the keys and the lengths of their values, not
+ * the values: V8 builds an appended value as a chain of pieces shared with its earlier
+ * versions, and reading it (JSON.stringify would) flattens it into one string, so every
+ * snapshot kept for time travel would hold its own copy of every value. For the same
+ * reason sessions count by their sequence number and the kind of their answer.
+ */
+export function snapshotDigest(d: CoreSnapshotData): number {
+  const parts: (string | number)[] = [];
+  for (const [k, v] of d.kv) parts.push(k, v.length);
+  for (const [k, lease] of d.owners) parts.push(k, lease);
+  for (const [k, seq, result] of d.sessions) parts.push(k, seq, result.kind);
+  return hashString(JSON.stringify([parts, d.leases]));
 }
 
 function sortedPairs<T>(r: Record<string, T>): [string, T][] {

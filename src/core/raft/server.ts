@@ -5,13 +5,13 @@
  * answers clients, and, while leader, runs the lease tracker.
  */
 import type { ClientRead, ClientReply, ClientWrite } from "../kv/messages";
-import { type CoreSnapshotData, CoreStateMachine } from "../kv/statemachine";
+import { type CoreSnapshotData, CoreStateMachine, snapshotDigest } from "../kv/statemachine";
 import type { LeaseEffect } from "../lease/table";
 import { LeaseTracker, type TrackerEvent } from "../lease/tracker";
 import type { LeaseQuery, LeaseRefresh, LeaseRefreshReply, LeaseServerSettings } from "../lease/types";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { type Chunks, chunksOf, NO_CHUNKS, unchunk } from "../sim/cow";
-import { hashString, Rng } from "../sim/rng";
+import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
 import { RaftNode, UNCOMPACTED } from "./node";
 import type { Entry, HardState, KvQuery, LogStart, NodeId, RaftConfig, RaftMessage, Snapshot } from "./types";
@@ -474,7 +474,7 @@ export class RaftServer implements ProcessLogic {
       term: node.termAt(index),
       voters: node.configAt(index),
       data,
-      digest: hashString(JSON.stringify(data)),
+      digest: snapshotDigest(data),
     };
     const upTo = Math.max(node.firstIndex - 1, index - c.keepEntries);
     node.compact(snap, upTo);

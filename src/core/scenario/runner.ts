@@ -2,6 +2,7 @@
  * Runs a scenario: builds the simulation from its settings, performs its actions and
  * checks its expectations at their times. The CLI, the tests and the UI share it.
  */
+import { diskLastIndex } from "../raft/server";
 import { applyActionsTo } from "../replay/timeline";
 import type { BoundBroken, Violation } from "../sim/checkers";
 import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
@@ -177,7 +178,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
       role: node?.role ?? null,
       term: server.disk.hard.term,
       commitIndex: node?.commitIndex ?? 0,
-      lastIndex: server.disk.log.length,
+      lastIndex: diskLastIndex(server.disk),
     };
   });
   const source = sim.leader() ?? sim.nodeIds.find((id) => sim.stateOf(id) !== null) ?? null;

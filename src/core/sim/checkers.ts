@@ -144,8 +144,13 @@ interface CheckerState {
    * bound on the term in which it was committed (non-decreasing in i).
    */
   committedTerm: CowArray<number>;
-  /** committedCommand[i]: "clientId#seq" of the client command committed at index i, or null. */
-  committedCommand: CowArray<string | null>;
+  /**
+   * Per client id: the sequence numbers of its committed commands that it has not yet
+   * been told about (each array is never changed in place). A client (or holder) is
+   * answered in order of its sequence numbers, so once it is told "ok" for seq, the ones
+   * up to seq are forgotten: this stays small however long the run.
+   */
+  committedSeqs: Map<string, readonly number[]>;
   persistedTerm: Map<NodeId, number>;
   commit: Map<NodeId, number>;
   /** Per node and lease name: the committed holder and token as that node applied them. */
@@ -199,7 +204,7 @@ export class Checkers {
       seen: new CowArray(),
       committed: new CowArray([0]),
       committedTerm: new CowArray([0]),
-      committedCommand: new CowArray<string | null>([null]),
+      committedSeqs: new Map(),
       persistedTerm: new Map(),
       commit: new Map(),
     };
@@ -216,7 +221,7 @@ export class Checkers {
       seen: s.seen.clone(),
       committed: s.committed.clone(),
       committedTerm: s.committedTerm.clone(),
-      committedCommand: s.committedCommand.clone(),
+      committedSeqs: new Map(s.committedSeqs),
       persistedTerm: new Map(s.persistedTerm),
       commit: new Map(s.commit),
       leaseHeld: new Map(s.leaseHeld),
@@ -232,16 +237,18 @@ export class Checkers {
     });
   }
 
-  /** Committed client commands, for lookups: built from committedCommand when first needed (never copied). */
-  private commandIndex: Set<string> | null = null;
-
+  /** Whether the client command (clientId, seq) is committed; answers for commands not yet acknowledged to the client. */
   isCommitted(clientId: string, seq: number): boolean {
-    if (this.commandIndex === null) {
-      const index = new Set<string>();
-      for (const c of this.s.committedCommand.toArray()) if (c !== null) index.add(c);
-      this.commandIndex = index;
-    }
-    return this.commandIndex.has(`${clientId}#${seq}`);
+    return this.s.committedSeqs.get(clientId)?.includes(seq) ?? false;
+  }
+
+  /** The client was told the outcome of seq: it will not be told about seq or anything before it again. */
+  private acknowledged(clientId: string, seq: number): void {
+    const seqs = this.s.committedSeqs.get(clientId);
+    if (seqs === undefined) return;
+    const left = seqs.filter((x) => x > seq);
+    if (left.length === 0) this.s.committedSeqs.delete(clientId);
+    else if (left.length < seqs.length) this.s.committedSeqs.set(clientId, left);
   }
 
   observe(e: TraceEvent): void {
@@ -312,6 +319,7 @@ export class Checkers {
             detail: `${e.proc} was told write #${e.seq} of ${e.clientId} succeeded, but no node has committed it`,
           });
         }
+        if (e.phase === "ok") this.acknowledged(e.clientId, e.seq);
         return;
       default:
         return;
@@ -530,6 +538,10 @@ export class Checkers {
     return i < p.base ? this.s.committed.get(i) : p.h.get(i - p.base);
   }
 
+  private baseOf(node: NodeId): number {
+    return (this.s.ph.get(node) ?? ZERO).base;
+  }
+
   /** The last index of `node`'s persisted log, as the checker knows it. */
   private lastOf(node: NodeId): number {
     const p = this.s.ph.get(node) ?? ZERO;
@@ -577,6 +589,16 @@ export class Checkers {
       h.push((i <= e.index ? this.s.committed.get(i) : this.prefixHash(node, i)) as number);
     }
     this.s.ph.set(node, { base: e.logStart, h });
+    // Every node's log now starts past `floor`: the per-index history below it is never
+    // consulted again (see onLog, onCommit, onApply), so release it. This is what keeps the
+    // checkers' memory flat in a long run with compaction on.
+    let floor = Number.POSITIVE_INFINITY;
+    for (const id of this.host.nodeIds) floor = Math.min(floor, this.baseOf(id));
+    if (floor > 0) {
+      this.s.seen.forgetBefore(floor);
+      this.s.committed.forgetBefore(floor);
+      this.s.committedTerm.forgetBefore(floor);
+    }
     if (e.op === "install") {
       // Its state machine starts over from the snapshot: forget what it had applied.
       for (const k of [...this.s.leaseHeld.keys()]) if (k.startsWith(`${node}/`)) this.s.leaseHeld.delete(k);
@@ -600,7 +622,8 @@ export class Checkers {
     let c = ct.length - 1;
     while (c > 0 && (ct.get(c) as number) >= term) c--;
     const last = this.lastOf(node);
-    if (c > 0 && (last < c || this.prefixHash(node, c) !== this.s.committed.get(c))) {
+    // (An index whose history was forgotten, below every node's log start, is not checked.)
+    if (c > 0 && this.s.committed.get(c) !== undefined && (last < c || this.prefixHash(node, c) !== this.s.committed.get(c))) {
       this.host.report({
         invariant: "leader-completeness",
         nodes: [node],
@@ -621,7 +644,8 @@ export class Checkers {
     }
     const disk = this.host.diskOf(node);
     const committed = this.s.committed;
-    for (let i = prev + 1; i <= index; i++) {
+    // Below the node's log start is its snapshot, checked against the committed entries when taken or installed.
+    for (let i = Math.max(prev + 1, this.baseOf(node)); i <= index; i++) {
       const h = this.prefixHash(node, i);
       if (h === undefined) {
         this.host.report({ invariant: "persist-before-send", nodes: [node], detail: `${node} committed index ${i} before persisting it` });
@@ -633,9 +657,11 @@ export class Checkers {
         committed.set(i, h);
         this.s.committedTerm.set(i, this.s.persistedTerm.get(node) ?? 0);
         const e = disk === undefined ? undefined : diskEntry(disk, i);
-        const cmd = e !== undefined && e.cmd.type === "client" ? `${e.cmd.clientId}#${e.cmd.seq}` : null;
-        this.s.committedCommand.set(i, cmd);
-        if (cmd !== null) this.commandIndex?.add(cmd);
+        if (e !== undefined && e.cmd.type === "client") {
+          const { clientId, seq } = e.cmd;
+          const seqs = this.s.committedSeqs.get(clientId) ?? [];
+          if (!seqs.includes(seq)) this.s.committedSeqs.set(clientId, [...seqs, seq]);
+        }
       } else if (known !== h) {
         this.host.report({
           invariant: "state-machine-safety",
@@ -658,7 +684,7 @@ export class Checkers {
       });
       return;
     }
-    for (let i = from; i <= to; i++) {
+    for (let i = Math.max(from, this.baseOf(node)); i <= to; i++) {
       if (this.prefixHash(node, i) !== this.s.committed.get(i)) {
         this.host.report({
           invariant: "state-machine-safety",

@@ -8,6 +8,8 @@
 const SHIFT = 10;
 const CHUNK = 1 << SHIFT;
 const MASK = CHUNK - 1;
+/** A released chunk (CowArray.forgetBefore): empty, never written (writable() copies it first). */
+const FORGOTTEN: readonly never[] = Object.freeze([]);
 
 export class CowArray<T> {
   private chunks: T[][];
@@ -62,6 +64,23 @@ export class CowArray<T> {
     this.len = keep;
   }
 
+  /**
+   * Releases the items before index n, a whole chunk at a time (get() then answers
+   * undefined for them; indexes do not move). For per-index history that is no longer
+   * consulted, such as the checkers' below every node's compacted log.
+   */
+  forgetBefore(n: number): void {
+    const chunks = Math.min(n >> SHIFT, this.len >> SHIFT);
+    for (let c = this.forgotten; c < chunks; c++) {
+      this.chunks[c] = FORGOTTEN as unknown as T[];
+      this.owned[c] = false;
+    }
+    this.forgotten = Math.max(this.forgotten, chunks);
+  }
+
+  /** How many leading chunks forgetBefore released. */
+  private forgotten = 0;
+
   /** A copy that shares every chunk with this one until either writes. */
   clone(): CowArray<T> {
     const c = Object.create(CowArray.prototype) as CowArray<T>;
@@ -69,9 +88,11 @@ export class CowArray<T> {
     c.chunks = this.chunks.slice();
     c.owned = this.owned.slice();
     c.len = this.len;
+    c.forgotten = this.forgotten;
     return c;
   }
 
+  /** The items, from the first not forgotten (see forgetBefore). */
   toArray(): T[] {
     const out: T[] = [];
     for (const ch of this.chunks) for (const x of ch) out.push(x);
