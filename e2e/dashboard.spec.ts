@@ -65,9 +65,13 @@ test("a spare server added to the cluster becomes a voter; removing a follower m
   await expect(nodes(page)).toHaveCount(6);
   await shot(page, "02d-spare-added");
   const follower = first.id === "n2" ? "n3" : "n2";
+  // One change at a time: give the addition (a round trip) time to commit.
+  await page.waitForTimeout(1000);
   await node(page, follower).click();
   await page.getByRole("button", { name: `Remove ${follower} from the cluster` }).click();
-  await expect(page.getByRole("button", { name: new RegExp(`^${follower}, follower, not a member, term \\d+$`) })).toBeVisible();
+  // It never hears of its removal (the leader stops writing to it at once), so it may go on
+  // to pre-vote: PreVote keeps it from disturbing the others (dissertation 4.2.3).
+  await expect(page.getByRole("button", { name: new RegExp(`^${follower}, [a-z-]+, not a member, term \\d+$`) })).toBeVisible();
   await expect(page.getByText(/now uses the configuration \{/).first()).toBeAttached();
   await expect(page.getByTestId("violations")).toHaveText("0");
   expect(errors).toEqual([]);
