@@ -114,12 +114,23 @@ describe("lease table (the replicated lease state)", () => {
     t.applySystem({
       type: "checkpoint",
       leases: [
-        { name: "lock", token: 1, remainingMs: 700 },
-        { name: "other", token: 5, remainingMs: 1 },
+        { name: "lock", token: 1, grantIndex: 1, remainingMs: 700 },
+        { name: "other", token: 5, grantIndex: 5, remainingMs: 1 },
       ],
     });
     expect(t.info("lock")?.checkpointRemainingMs).toBe(700);
     expect(t.info("other")).toBeNull();
+  });
+
+  it("a checkpoint measured before the holder was granted the lease again is stale: not recorded (the re-grant race's neighbour)", () => {
+    const t = LeaseTable.empty(settings);
+    t.applyClient(grant("lock", "h1"), 1);
+    // The leader measures 300 ms left; before its checkpoint applies, h1 (restarted) is granted it again: a full TTL.
+    t.applyClient(grant("lock", "h1"), 9);
+    t.applySystem({ type: "checkpoint", leases: [{ name: "lock", token: 1, grantIndex: 1, remainingMs: 300 }] });
+    expect(t.info("lock")?.checkpointRemainingMs).toBeNull();
+    t.applySystem({ type: "checkpoint", leases: [{ name: "lock", token: 1, grantIndex: 9, remainingMs: 1800 }] });
+    expect(t.info("lock")?.checkpointRemainingMs).toBe(1800);
   });
 });
 

@@ -79,7 +79,7 @@ describe("the leader's lease tracker", () => {
     const s = { ...base, checkpoint: true, checkpointIntervalMs: 500 };
     const { table, tracker } = leaderWithLease(s);
     const ops = tracker.due(500 * ms, true, []);
-    expect(ops).toEqual([{ type: "checkpoint", leases: [{ name: "lock", token: 1, remainingMs: 1500 }] }]);
+    expect(ops).toEqual([{ type: "checkpoint", leases: [{ name: "lock", token: 1, grantIndex: 1, remainingMs: 1500 }] }]);
     for (const op of ops) table.applySystem(op);
     const events: TrackerEvent[] = [];
     LeaseTracker.promote(s, 1000 * ms, table.list(), events);

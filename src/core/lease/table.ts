@@ -138,7 +138,8 @@ export class LeaseTable {
       case "checkpoint": {
         for (const c of op.leases) {
           const r = this.leases[c.name];
-          if (r !== undefined && r.state === "held" && r.token === c.token) r.checkpointRemainingMs = c.remainingMs;
+          const same = r !== undefined && r.state === "held" && r.token === c.token && r.grantIndex === c.grantIndex;
+          if (same) r.checkpointRemainingMs = c.remainingMs;
         }
         return { result: null, deleteKeys: [], event: { op: "checkpoint", name: "*", holder: null, token: 0 } };
       }

@@ -171,7 +171,7 @@ export class LeaseTracker {
         .filter((name) => !(this.leases[name] as Tracked).expiring)
         .map((name) => {
           const t = this.leases[name] as Tracked;
-          return { name, token: t.token, remainingMs: Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS)) };
+          return { name, token: t.token, grantIndex: t.grantIndex, remainingMs: Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS)) };
         });
       if (hasQuorum && leases.length > 0) ops.push({ type: "checkpoint", leases });
     }

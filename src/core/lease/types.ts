@@ -17,10 +17,19 @@ export type SystemOp =
   | { readonly type: "expire"; readonly name: string; readonly token: number; readonly grantIndex: number }
   /** The lock-delay after an expiry is over: the name may be granted again. */
   | { readonly type: "free"; readonly name: string }
-  /** etcd-style checkpoint: the remaining TTL of each lease, so a new leader does not reset it to full. */
+  /**
+   * etcd-style checkpoint: the remaining TTL of each lease, so a new leader does not reset it
+   * to full. Like an Expire, each names the holding it measured (token and grantIndex): a
+   * checkpoint of a holding granted again since is stale and is not recorded.
+   */
   | {
       readonly type: "checkpoint";
-      readonly leases: readonly { readonly name: string; readonly token: number; readonly remainingMs: number }[];
+      readonly leases: readonly {
+        readonly name: string;
+        readonly token: number;
+        readonly grantIndex: number;
+        readonly remainingMs: number;
+      }[];
     };
 
 export type LeaseQuery = { readonly type: "lease-ttl"; readonly name: string } | { readonly type: "lease-list" };

@@ -302,7 +302,8 @@ export class RaftServer implements ProcessLogic {
       // etcd (lessor.Renew): a renewal of a checkpointed lease first replaces the checkpoint,
       // and is answered once that is applied. Otherwise a new leader would resume from the
       // stale checkpoint and expire the lease before the holder's renewed deadline.
-      const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, remainingMs: out.ttlMs }] };
+      const grantIndex = v.sm.leases.info(m.name)?.grantIndex ?? m.token;
+      const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, grantIndex, remainingMs: out.ttlMs }] };
       const at = v.node.propose({ type: "system", op });
       if (at !== null) v.refreshes.set(at.index, { to: from, reply });
       else ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.transferee });
