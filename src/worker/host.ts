@@ -332,7 +332,7 @@ export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journ
   const timeline = new Timeline(sim, scenarioActions(scenario), {
     companion: journal,
     maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-    snapshotBytes: (x) => estimateSnapshotBytes(x) + journal.retainedBytes(),
+    snapshotBytes: estimateSnapshotBytes,
   });
   return { timeline, journal };
 }
@@ -341,7 +341,7 @@ export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journ
  * What one snapshot holds of its own, roughly. The Raft logs are frozen in shared chunks
  * (RaftServer.freeze), so a snapshot adds only each node's newest chunk, twice, plus the
  * rest (state machines, clients, holders) as a constant. The journal's share is added by
- * the caller (Journal.retainedBytes).
+ * the timeline (Journal.savedBytes).
  */
 function estimateSnapshotBytes(sim: Simulation): number {
   return sim.nodeIds.length * 2 * 1024 * 8 + 200_000;
