@@ -171,7 +171,7 @@ export class RaftNode {
     }
     if (cfg.heartbeatIntervalUs <= 0) throw new Error("heartbeat interval must be positive");
     this.id = cfg.id;
-    this.useConfig();
+    this.applyConfig();
   }
 
   /**
@@ -1143,7 +1143,7 @@ export class RaftNode {
     s.config = voters;
     s.configIndex = index;
     if (!changed) return;
-    this.useConfig();
+    this.applyConfig();
     if (report) s.events.push({ type: "config", voters, index });
   }
 
@@ -1163,7 +1163,7 @@ export class RaftNode {
   }
 
   /** Derives quorum, peers and membership from st.config; a leader follows with its progress. */
-  private useConfig(): void {
+  private applyConfig(): void {
     const s = this.st;
     const config = s.config;
     this.member = config.includes(this.id);
