@@ -3,7 +3,7 @@
  * the moment, build the view the page draws) at random points of a 10-minute run, and
  * how much memory the worker holds after an hour of simulated time.
  * The dashboard's default run: 5 nodes, 2 clients writing, 3 lease holders.
- * Targets: seek p95 under 100 ms; memory bounded (snapshots are thinned to a count and a memory budget);
+ * Targets: seek p95 under 100 ms, in the 10-minute run and in the hour-long one; memory bounded (snapshots are thinned to a count and a memory budget);
  * with log compaction, the live heap of a run without time travel flat after the first snapshot.
  * Figures, not pass/fail.
  */
@@ -111,7 +111,7 @@ function main(): void {
     `memory held by the run: ${at10.toFixed(0)} MB after 10 simulated min (${log10} log entries), ${at60.toFixed(0)} MB after 60 min (${log60} log entries)${snapMemNote}`,
   );
   console.log(
-    `snapshots kept after 60 min: ${tl.snapshotCount}, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (budget ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB; the interval doubles as the run grows)`,
+    `snapshots kept after 60 min: ${tl.snapshotCount}, ${(tl.end / 1e6 / Math.max(1, tl.snapshotCount - 1)).toFixed(0)} s apart on average, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (budget ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB; the interval doubles as the run grows)`,
   );
   const late: number[] = [];
   for (let i = 0; i < 40; i++) {
@@ -122,7 +122,10 @@ function main(): void {
     late.push(performance.now() - s0);
   }
   late.sort((a, b) => a - b);
-  console.log(`seek in the 60-min run (40 seeks): p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${pct(late, 0.95).toFixed(0)} ms (the price of the memory bound)`);
+  const lateP95 = pct(late, 0.95);
+  console.log(
+    `seek in the 60-min run (40 seeks), view included: p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${lateP95.toFixed(0)} ms, max ${(late.at(-1) as number).toFixed(0)} ms (${lateP95 < 100 ? "meets" : "MISSES"} the 100 ms p95 target)`,
+  );
   // How much of that is the run itself: the same hour without time travel, with log
   // compaction (the default) and without it. With compaction the live heap should stay
   // flat once every node has taken its first snapshot.

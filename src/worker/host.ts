@@ -325,6 +325,12 @@ const OPEN_ON_MS = 1500;
 /** Memory the time-travel snapshots of a run (every branch) may hold, estimated; beyond it they are thinned. */
 export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
+/**
+ * Snapshots kept per branch: the memory budget, not the count, bounds an hour-long run (the
+ * journal's history is shared between snapshots, so a snapshot costs what changed since the one before).
+ */
+export const MAX_SNAPSHOTS = 512;
+
 /** A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots. */
 export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journal } {
   const journal = new Journal();
@@ -332,7 +338,8 @@ export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journ
   const timeline = new Timeline(sim, scenarioActions(scenario), {
     companion: journal,
     maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-    snapshotBytes: (x) => estimateSnapshotBytes(x) + journal.retainedBytes(),
+    maxSnapshots: MAX_SNAPSHOTS,
+    snapshotBytes: estimateSnapshotBytes,
   });
   return { timeline, journal };
 }
@@ -341,7 +348,7 @@ export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journ
  * What one snapshot holds of its own, roughly. The Raft logs are frozen in shared chunks
  * (RaftServer.freeze), so a snapshot adds only each node's newest chunk, twice, plus the
  * rest (state machines, clients, holders) as a constant. The journal's share is added by
- * the caller (Journal.retainedBytes).
+ * the timeline (Journal.savedBytes).
  */
 function estimateSnapshotBytes(sim: Simulation): number {
   return sim.nodeIds.length * 2 * 1024 * 8 + 200_000;

@@ -17,6 +17,7 @@ import {
   type LeaseMark,
   type LeaseSpan,
 } from "./protocol";
+import { messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker, Ring, type RingState, type SharedPart } from "./ring";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
 const MAX_PENDING_LINES = 2000;
@@ -53,7 +54,67 @@ interface HolderNote {
   token: number | null;
 }
 
-/** Everything a journal holds but its pending output, as plain data (saved in time-travel snapshots). */
+/** What an event line, a diagram message and a diagram mark hold of their own, roughly (for the time-travel memory budget). */
+const LINE_BYTES = 240;
+const MESSAGE_BYTES = 170;
+const MARK_BYTES = 150;
+/** A key in the seen set, and a message on the wire. */
+const SEEN_BYTES = 70;
+const SENT_BYTES = 90;
+/** Keys in the seen set's open generation; full generations are frozen and shared by saved copies. */
+const SEEN_GENERATION = 256;
+
+/**
+ * The lease events seen, in generations: the newest one open, older ones frozen (saved
+ * copies share them). Cleared whole when it reaches MAX_SEEN keys, as a plain set would be.
+ */
+interface SeenState {
+  readonly frozen: readonly FrozenSeen[];
+  readonly open: ReadonlySet<string>;
+  readonly size: number;
+}
+
+interface FrozenSeen extends SharedPart {
+  readonly keys: ReadonlySet<string>;
+}
+
+class Seen {
+  private frozen: FrozenSeen[] = [];
+  private open = new Set<string>();
+  size = 0;
+
+  has(key: string): boolean {
+    if (this.open.has(key)) return true;
+    for (const f of this.frozen) if (f.keys.has(key)) return true;
+    return false;
+  }
+
+  add(key: string): void {
+    if (this.size >= MAX_SEEN) {
+      this.frozen = [];
+      this.open = new Set();
+      this.size = 0;
+    }
+    this.open.add(key);
+    this.size++;
+    if (this.open.size >= SEEN_GENERATION) {
+      this.frozen.push({ keys: this.open, bytes: this.open.size * SEEN_BYTES });
+      this.open = new Set();
+    }
+  }
+
+  save(): SeenState {
+    return { frozen: this.frozen.slice(), open: new Set(this.open), size: this.size };
+  }
+
+  load(s: SeenState): void {
+    this.frozen = s.frozen.slice();
+    this.open = new Set(s.open);
+    this.size = s.size;
+  }
+}
+
+/** Everything a journal holds but its pending output (saved in time-travel snapshots as SavedJournal). */
 interface JournalState {
   readonly drops: DropView[];
   /** Messages on the wire: their send time and label, for drawing drops. */
@@ -61,38 +122,46 @@ interface JournalState {
   readonly leases: Map<string, LeaseHistory>;
   /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
   readonly holders: Map<string, HolderNote>;
-  readonly seen: Set<string>;
+  readonly seen: Seen;
   /** Nodes that currently lead (from role events): only a leader's commits make a line. */
   readonly leaders: Set<string>;
   /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
-  readonly log: EventLine[];
-  readonly messages: DiagramMessage[];
-  readonly marks: DiagramMark[];
+  readonly log: Ring<EventLine>;
+  readonly messages: Ring<DiagramMessage, PackedMessages>;
+  readonly marks: Ring<DiagramMark>;
 }
 
-/** A copy that shares nothing mutable with `s` (history items are immutable and shared). */
-function copyState(s: JournalState): JournalState {
+/** A journal's state as a time-travel snapshot keeps it: never changed afterwards; its histories' chunks are shared with other saved copies. */
+interface SavedJournal {
+  readonly drops: readonly DropView[];
+  readonly sent: ReadonlyMap<number, Sent>;
+  readonly leases: ReadonlyMap<string, LeaseHistory>;
+  readonly holders: ReadonlyMap<string, HolderNote>;
+  readonly seen: SeenState;
+  readonly leaders: ReadonlySet<string>;
+  readonly log: RingState<EventLine, readonly EventLine[]>;
+  readonly messages: RingState<DiagramMessage, PackedMessages>;
+  readonly marks: RingState<DiagramMark, readonly DiagramMark[]>;
+}
+
+function emptyState(): JournalState {
   return {
-    drops: s.drops.slice(),
-    sent: new Map(s.sent),
-    leases: cloneLeases(s.leases),
-    holders: new Map([...s.holders].map(([k, v]) => [k, { ...v }])),
-    seen: new Set(s.seen),
-    leaders: new Set(s.leaders),
-    log: newest(s.log, EVENT_LOG_LIMIT),
-    messages: newest(s.messages, DIAGRAM_MESSAGE_LIMIT),
-    marks: newest(s.marks, DIAGRAM_MARK_LIMIT),
+    drops: [],
+    sent: new Map(),
+    leases: new Map(),
+    holders: new Map(),
+    seen: new Seen(),
+    leaders: new Set(),
+    log: new Ring(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
+    messages: new Ring(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
+    marks: new Ring(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
   };
 }
 
-/** Appends to a bounded history, trimming in batches (the newest `limit` are always there). */
+/** Appends to a bounded list, trimming in batches (the newest `limit` are always there). */
 function keep<T>(list: T[], item: T, limit: number): void {
   list.push(item);
   if (list.length >= limit * 2) list.splice(0, list.length - limit);
-}
-
-function newest<T>(list: readonly T[], limit: number): T[] {
-  return list.length > limit ? list.slice(list.length - limit) : list.slice();
 }
 
 export class Journal {
@@ -100,17 +169,7 @@ export class Journal {
   private pendingMessages: DiagramMessage[] = [];
   private pendingMarks: DiagramMark[] = [];
   /** Everything but the pending output: what a time-travel snapshot saves. */
-  private st: JournalState = {
-    drops: [],
-    sent: new Map(),
-    leases: new Map(),
-    holders: new Map(),
-    seen: new Set(),
-    leaders: new Set(),
-    log: [],
-    messages: [],
-    marks: [],
-  };
+  private st: JournalState = emptyState();
 
   readonly listener = (e: TraceEvent): void => this.observe(e);
 
@@ -133,32 +192,61 @@ export class Journal {
   retained(): { lines: EventLine[]; messages: DiagramMessage[]; marks: DiagramMark[] } {
     this.clearPending();
     return {
-      lines: newest(this.st.log, EVENT_LOG_LIMIT),
-      messages: newest(this.st.messages, DIAGRAM_MESSAGE_LIMIT),
-      marks: newest(this.st.marks, DIAGRAM_MARK_LIMIT),
+      lines: this.st.log.newest(),
+      messages: this.st.messages.newest(),
+      marks: this.st.marks.newest(),
     };
-  }
-
-  /**
-   * Roughly what a saved copy holds of its own (its history objects are shared with copies
-   * saved close by, not with ones far apart): for the time-travel memory budget.
-   */
-  retainedBytes(): number {
-    const lines = Math.min(this.st.log.length, EVENT_LOG_LIMIT);
-    const messages = Math.min(this.st.messages.length, DIAGRAM_MESSAGE_LIMIT);
-    const marks = Math.min(this.st.marks.length, DIAGRAM_MARK_LIMIT);
-    return lines * 240 + messages * 170 + marks * 150 + this.st.seen.size * 70 + this.st.sent.size * 90;
   }
 
   /** A copy of the journal's state (for a time-travel snapshot); it never changes afterwards. */
   save(): unknown {
-    return copyState(this.st);
+    const s = this.st;
+    const saved: SavedJournal = {
+      drops: s.drops.slice(),
+      sent: new Map(s.sent),
+      leases: cloneLeases(s.leases),
+      holders: new Map([...s.holders].map(([k, v]) => [k, { ...v }])),
+      seen: s.seen.save(),
+      leaders: new Set(s.leaders),
+      log: s.log.save(),
+      messages: s.messages.save(),
+      marks: s.marks.save(),
+    };
+    return saved;
   }
 
   /** Puts the journal back to a saved state (which stays reusable). Pending output is discarded. */
   load(saved: unknown): void {
     this.clearPending();
-    this.st = copyState(saved as JournalState);
+    const s = saved as SavedJournal;
+    const st = emptyState();
+    for (const d of s.drops) st.drops.push(d);
+    for (const [k, v] of s.sent) st.sent.set(k, v);
+    for (const [k, v] of cloneLeases(s.leases)) st.leases.set(k, v);
+    for (const [k, v] of s.holders) st.holders.set(k, { ...v });
+    st.seen.load(s.seen);
+    for (const p of s.leaders) st.leaders.add(p);
+    st.log.load(s.log);
+    st.messages.load(s.messages);
+    st.marks.load(s.marks);
+    this.st = st;
+  }
+
+  /**
+   * What a saved copy holds (for the time-travel memory budget): its own part, roughly, and
+   * the parts it shares with other saved copies (history chunks, frozen seen keys), which
+   * the budget counts once however many copies hold them.
+   */
+  savedBytes(saved: unknown): { own: number; shared: SharedPart[] } {
+    const s = saved as SavedJournal;
+    let own = s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * MESSAGE_BYTES + s.holders.size * 200;
+    for (const h of s.leases.values()) own += (h.leaderSpans.length + h.holderSpans.length) * 120 + h.marks.length * 8;
+    const shared: SharedPart[] = [...s.seen.frozen];
+    for (const r of [this.st.log.savedBytes(s.log), this.st.messages.savedBytes(s.messages), this.st.marks.savedBytes(s.marks)]) {
+      own += r.own;
+      shared.push(...r.shared);
+    }
+    return { own, shared };
   }
 
   private clearPending(): void {
@@ -260,11 +348,11 @@ export class Journal {
     const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs };
     this.pending.push(line);
     if (this.pending.length > MAX_PENDING_LINES) this.pending.splice(0, this.pending.length - MAX_PENDING_LINES);
-    keep(this.st.log, line, EVENT_LOG_LIMIT);
+    this.st.log.push(line);
   }
 
   private message(m: DiagramMessage): void {
-    keep(this.st.messages, m, DIAGRAM_MESSAGE_LIMIT);
+    this.st.messages.push(m);
     keep(this.pendingMessages, m, DIAGRAM_MESSAGE_LIMIT);
   }
 
@@ -272,7 +360,7 @@ export class Journal {
   private diagramMark(e: TraceEvent, prevHolderState: string | undefined): void {
     const m = diagramMarkOf(e, prevHolderState);
     if (m === null) return;
-    keep(this.st.marks, m, DIAGRAM_MARK_LIMIT);
+    this.st.marks.push(m);
     keep(this.pendingMarks, m, DIAGRAM_MARK_LIMIT);
   }
 
@@ -288,7 +376,6 @@ export class Journal {
       case "checkpoint": {
         const key = `${e.op}:${e.name}:${e.index ?? e.token}`;
         if (this.st.seen.has(key)) return false;
-        if (this.st.seen.size >= MAX_SEEN) this.st.seen.clear();
         this.st.seen.add(key);
         return true;
       }

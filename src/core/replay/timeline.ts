@@ -20,6 +20,16 @@ import type { TimedAction } from "../scenario/record";
 export interface Companion {
   save(): unknown;
   load(saved: unknown): void;
+  /**
+   * The bytes a saved state holds, for the memory budget: its own, and parts it may share
+   * with other saved states (counted once however many snapshots hold them).
+   */
+  savedBytes?(saved: unknown): { readonly own: number; readonly shared: readonly SharedPart[] };
+}
+
+/** Memory that several snapshots may hold: counted once, by identity. */
+export interface SharedPart {
+  readonly bytes: number;
 }
 
 export type MarkerKind = "election" | "expiry" | "rejection" | "violation";
@@ -36,8 +46,10 @@ export interface Marker {
 
 interface Snap {
   readonly sim: SimSnapshot;
-  /** Estimated bytes it holds (TimelineOptions.snapshotBytes). */
+  /** Estimated bytes it holds of its own (TimelineOptions.snapshotBytes, and the companion's own part). */
   readonly bytes: number;
+  /** Parts it shares with other snapshots (the companion's). */
+  readonly shared: readonly SharedPart[];
   /** Actions of the branch already performed in this state. */
   readonly actionIndex: number;
   readonly companion: unknown;
@@ -379,18 +391,35 @@ export class Timeline {
   }
 
   private takeSnap(): Snap {
-    return { sim: this.sim.snapshot(), bytes: this.snapshotBytes(this.sim), actionIndex: this.ai, companion: this.companion?.save() };
+    const companion = this.companion?.save();
+    const held = companion === undefined ? undefined : this.companion?.savedBytes?.(companion);
+    return {
+      sim: this.sim.snapshot(),
+      bytes: this.snapshotBytes(this.sim) + (held?.own ?? 0),
+      shared: held?.shared ?? [],
+      actionIndex: this.ai,
+      companion,
+    };
   }
 
-  /** Estimated bytes held by the snapshots of every branch (each snapshot counted once, though branches share some). */
+  /**
+   * Estimated bytes held by the snapshots of every branch (each snapshot counted once, though
+   * branches share some; each shared part once, though snapshots share them).
+   */
   get snapshotBytesHeld(): number {
     const seen = new Set<Snap>();
+    const parts = new Set<SharedPart>();
     let n = 0;
     for (const b of this.branchList) {
       for (const s of b.snaps) {
         if (seen.has(s)) continue;
         seen.add(s);
         n += s.bytes;
+        for (const p of s.shared) {
+          if (parts.has(p)) continue;
+          parts.add(p);
+          n += p.bytes;
+        }
       }
     }
     return n;

@@ -1,0 +1,177 @@
+/**
+ * A bounded history (the newest `limit` items of a list that only grows) kept as immutable
+ * chunks that saved copies share: a time-travel snapshot of the journal then costs the
+ * items added since the one before it, not its whole history. Whole chunks are dropped from
+ * the front once the rest holds `limit` items. A chunk may be packed (Packer) to hold its
+ * items in less memory than their objects; the open tail stays as objects.
+ */
+import type { DiagramMessage } from "./protocol";
+
+/** Something a saved copy holds that other saved copies may hold too: counted once (Timeline's memory budget). */
+export interface SharedPart {
+  readonly bytes: number;
+}
+
+export interface Packer<T, P> {
+  pack(items: readonly T[]): P;
+  unpack(packed: P): T[];
+}
+
+interface Chunk<P> extends SharedPart {
+  readonly packed: P;
+  readonly length: number;
+}
+
+/** A saved ring: never changed afterwards. */
+export interface RingState<T, P> {
+  readonly chunks: readonly Chunk<P>[];
+  readonly tail: readonly T[];
+}
+
+export const CHUNK_ITEMS = 256;
+/** An array slot, and what an array or a chunk record costs besides its slots. */
+const SLOT_BYTES = 8;
+const RECORD_BYTES = 64;
+
+export class Ring<T, P = readonly T[]> {
+  private chunks: Chunk<P>[] = [];
+  private tail: T[] = [];
+  /** Items in the chunks. */
+  private inChunks = 0;
+
+  /**
+   * @param itemBytes what an item (as an object, in the tail) holds of its own
+   * @param packedItemBytes what an item holds once packed in a chunk
+   */
+  constructor(
+    private readonly limit: number,
+    private readonly packer: Packer<T, P>,
+    private readonly itemBytes: number,
+    private readonly packedItemBytes: number,
+  ) {}
+
+  get length(): number {
+    return this.inChunks + this.tail.length;
+  }
+
+  push(item: T): void {
+    this.tail.push(item);
+    if (this.tail.length >= CHUNK_ITEMS) {
+      const items = this.tail;
+      this.chunks.push({ packed: this.packer.pack(items), length: items.length, bytes: RECORD_BYTES + items.length * this.packedItemBytes });
+      this.inChunks += items.length;
+      this.tail = [];
+    }
+    for (;;) {
+      const first = this.chunks[0];
+      if (first === undefined || this.length - first.length < this.limit) break;
+      this.chunks.shift();
+      this.inChunks -= first.length;
+    }
+  }
+
+  /** The newest `n` items (at most `limit`), oldest first. */
+  newest(n = this.limit): T[] {
+    const want = Math.min(n, this.limit, this.length);
+    const out: T[] = [];
+    let skip = this.length - want;
+    for (const c of this.chunks) {
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      const items = this.packer.unpack(c.packed);
+      for (let i = skip; i < items.length; i++) out.push(items[i] as T);
+      skip = 0;
+    }
+    for (let i = skip; i < this.tail.length; i++) out.push(this.tail[i] as T);
+    return out;
+  }
+
+  save(): RingState<T, P> {
+    return { chunks: this.chunks.slice(), tail: this.tail.slice() };
+  }
+
+  load(s: RingState<T, P>): void {
+    this.chunks = s.chunks.slice();
+    this.tail = s.tail.slice();
+    this.inChunks = 0;
+    for (const c of this.chunks) this.inChunks += c.length;
+  }
+
+  /** What a saved copy holds of its own (the tail and the list of chunks), and the chunks it shares. */
+  savedBytes(s: RingState<T, P>): { own: number; shared: readonly SharedPart[] } {
+    return { own: 2 * RECORD_BYTES + s.tail.length * (this.itemBytes + SLOT_BYTES) + s.chunks.length * SLOT_BYTES, shared: s.chunks };
+  }
+}
+
+/** Items kept as they are (a chunk is a frozen array of them). */
+export function plainPacker<T>(): Packer<T, readonly T[]> {
+  return { pack: (items) => items.slice(), unpack: (p) => p as T[] };
+}
+
+/** Diagram messages packed in columns: times and ids as numbers, names (processes, labels, reasons) as codes into the chunk's own table. */
+export interface PackedMessages {
+  /** id, sentAt, endAt per message. */
+  readonly nums: Float64Array;
+  /** from, to, label, reason per message: indexes into names (NO_NAME for a null reason). */
+  readonly codes: Uint16Array;
+  readonly names: readonly string[];
+}
+
+const NO_NAME = 0xffff;
+
+
+/** About what a packed message holds: 3 numbers and 4 codes (names are a handful per chunk). */
+export const PACKED_MESSAGE_BYTES = 3 * 8 + 4 * 2 + 2;
+
+export const messagePacker: Packer<DiagramMessage, PackedMessages> = {
+  pack(items) {
+    const nums = new Float64Array(items.length * 3);
+    const codes = new Uint16Array(items.length * 4);
+    const names: string[] = [];
+    const index = new Map<string, number>();
+    const code = (s: string | null): number => {
+      if (s === null) return NO_NAME;
+      let i = index.get(s);
+      if (i === undefined) {
+        i = names.length;
+        if (i >= NO_NAME) throw new Error("messagePacker: too many names in one chunk");
+        names.push(s);
+        index.set(s, i);
+      }
+      return i;
+    };
+    items.forEach((m, k) => {
+      // The outcome is kept as whether there is a reason: only dropped messages have one.
+      if ((m.outcome === "dropped") !== (m.reason !== null)) throw new Error(`messagePacker: message ${m.id} is ${m.outcome} with reason ${m.reason}`);
+      nums[k * 3] = m.id;
+      nums[k * 3 + 1] = m.sentAt;
+      nums[k * 3 + 2] = m.endAt;
+      codes[k * 4] = code(m.from);
+      codes[k * 4 + 1] = code(m.to);
+      codes[k * 4 + 2] = code(m.label);
+      codes[k * 4 + 3] = code(m.reason);
+    });
+    return { nums, codes, names };
+  },
+  unpack(p) {
+    const out: DiagramMessage[] = [];
+    const n = p.nums.length / 3;
+    const name = (c: number): string => p.names[c] as string;
+    for (let k = 0; k < n; k++) {
+      const r = p.codes[k * 4 + 3] as number;
+      out.push({
+        id: p.nums[k * 3] as number,
+        from: name(p.codes[k * 4] as number),
+        to: name(p.codes[k * 4 + 1] as number),
+        sentAt: p.nums[k * 3 + 1] as number,
+        endAt: p.nums[k * 3 + 2] as number,
+        label: name(p.codes[k * 4 + 2] as number),
+        outcome: r === NO_NAME ? "delivered" : "dropped",
+        reason: r === NO_NAME ? null : name(r),
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,51 @@
+/** The journal's bounded histories in shared chunks. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { DiagramMessage } from "../../src/worker/protocol";
+import { CHUNK_ITEMS, messagePacker, plainPacker, Ring } from "../../src/worker/ring";
+
+const message = (id: number): DiagramMessage => ({
+  id,
+  from: `n${id % 5}`,
+  to: `n${(id + 1) % 5}`,
+  sentAt: id * 1_000_003,
+  endAt: id * 1_000_003 + 700,
+  label: id % 3 === 0 ? "append" : "heartbeat",
+  outcome: id % 7 === 0 ? "dropped" : "delivered",
+  reason: id % 7 === 0 ? "partitioned" : null,
+});
+
+describe("Ring", () => {
+  it("always gives the newest `limit` items, as a plain list would", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1500 }), fc.integer({ min: 0, max: 3000 }), (limit, n) => {
+        const r = new Ring<number>(limit, plainPacker<number>(), 8, 8);
+        const all: number[] = [];
+        for (let i = 0; i < n; i++) {
+          r.push(i);
+          all.push(i);
+        }
+        expect(r.newest()).toEqual(all.slice(Math.max(0, all.length - limit)));
+        expect(r.length).toBeLessThan(limit + CHUNK_ITEMS + 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a saved copy stays as it was, loads back, and shares its full chunks with the next one", () => {
+    const r = new Ring<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    for (let i = 0; i < 900; i++) r.push(message(i));
+    const a = r.save();
+    const before = r.newest();
+    for (let i = 900; i < 1300; i++) r.push(message(i));
+    const b = r.save();
+    const shared = r.savedBytes(b).shared.filter((c) => r.savedBytes(a).shared.includes(c));
+    expect(shared.length).toBeGreaterThan(0);
+    const back = new Ring<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    back.load(a);
+    expect(back.newest()).toEqual(before);
+    expect(before).toEqual(Array.from({ length: 900 }, (_, i) => message(i)));
+    back.load(b);
+    expect(back.newest()).toEqual(Array.from({ length: 1000 }, (_, i) => message(i + 300)));
+  });
+});
