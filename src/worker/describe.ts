@@ -3,7 +3,6 @@
  * sentence per trace event for the event log. Read-only; no Raft logic here.
  */
 import type { Command } from "../core/raft/types";
-import type { Action } from "../core/sim/sim";
 import type { Payload, TraceEvent } from "../core/sim/trace";
 import type { EventCategory } from "./protocol";
 
@@ -346,56 +345,4 @@ export function stepLine(e: TraceEvent): string {
   return describeEvent(e, undefined, () => undefined)?.text ?? e.kind;
 }
 
-/** One line for lists: "crash n2", "pause h1 for 5s", "partition [n1] | [others]". */
-export function describeAction(a: Action): string {
-  const s = (us: number): string => (us % 1_000_000 === 0 ? `${us / 1_000_000} s` : `${us / 1000} ms`);
-  switch (a.type) {
-    case "crash":
-    case "restart":
-    case "resume":
-      return `${a.type} ${a.proc}`;
-    case "timeout":
-      return `force an election timeout on ${a.proc}`;
-    case "transfer":
-      return `hand leadership to ${a.to}`;
-    case "add-node":
-      return `add ${a.proc} to the cluster`;
-    case "remove-node":
-      return `remove ${a.proc} from the cluster`;
-    case "pause":
-      return `pause ${a.proc} for ${s(a.durationUs)}`;
-    case "partition":
-      return `partition ${a.groups.map((g) => `[${g.join(", ")}]`).join(" | ")}`;
-    case "heal":
-      return "heal the network";
-    case "cut":
-      return `cut the link ${a.from} → ${a.to}`;
-    case "clock":
-      return [
-        a.driftPpm === undefined ? null : `set ${a.proc}'s clock drift to ${a.driftPpm} ppm`,
-        a.jumpUs === undefined ? null : `jump ${a.proc}'s clock by ${s(a.jumpUs)}`,
-      ]
-        .filter((x) => x !== null)
-        .join(", ");
-    case "network": {
-      const parts: string[] = [];
-      if (a.dropRate !== undefined) parts.push(`loss ${Math.round(a.dropRate * 1000) / 10} %`);
-      if (a.duplicateRate !== undefined) parts.push(`duplication ${Math.round(a.duplicateRate * 1000) / 10} %`);
-      if (a.latencyMinUs !== undefined || a.latencyMaxUs !== undefined)
-        parts.push(`latency ${(a.latencyMinUs ?? 0) / 1000}-${(a.latencyMaxUs ?? 0) / 1000} ms`);
-      return `network: ${parts.join(", ") || "unchanged"}`;
-    }
-    case "submit":
-      return `${a.client} sends a request`;
-    case "drop-message":
-      return `drop message #${a.id}`;
-    case "note":
-      return `note: ${a.text}`;
-    case "release":
-      return `${a.holder} releases its lease`;
-    case "gc-pause":
-      return `GC pause ${a.holder} for ${s(a.durationUs)} between check and write`;
-    case "fencing":
-      return `fencing ${a.on ? "on" : "off"}`;
-  }
-}
+export { describeAction } from "../core/scenario/actions";

@@ -3,33 +3,48 @@ import { describe, expect, it } from "vitest";
 import { formatExactDuration, scenarioActionsOf, type TimedAction } from "../../src/core/scenario/record";
 import { scenarioActions } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
+import type { Action } from "../../src/core/sim/sim";
 
-const EVERY_KIND: readonly TimedAction[] = [
-  { at: 0, action: { type: "crash", proc: "n1" } },
-  { at: 1_000, action: { type: "restart", proc: "n1" } },
-  { at: 2_000_417, action: { type: "pause", proc: "h1", durationUs: 1_500_001 } },
-  { at: 2_000_417, action: { type: "resume", proc: "h1" } },
-  { at: 3_000_000, action: { type: "timeout", proc: "n2" } },
-  { at: 3_000_001, action: { type: "partition", groups: [["n1", "n2"], ["others"]] } },
-  { at: 3_000_002, action: { type: "heal" } },
-  { at: 3_000_003, action: { type: "cut", from: "n1", to: "n3" } },
-  { at: 3_000_004, action: { type: "clock", proc: "n4", driftPpm: -25_000 } },
-  { at: 3_000_005, action: { type: "clock", proc: "n4", jumpUs: -250_007 } },
-  { at: 3_000_006, action: { type: "network", dropRate: 0.125, duplicateRate: 0.5, latencyMinUs: 1_500, latencyMaxUs: 20_250 } },
-  { at: 3_000_007, action: { type: "submit", client: "c1", op: { write: { type: "put", key: "k", value: "v" } } } },
-  { at: 3_000_008, action: { type: "submit", client: "c2", op: { write: { type: "delete", key: "k" } } } },
-  { at: 3_000_009, action: { type: "submit", client: "c1", op: { read: { type: "get", key: "k" } } } },
-  { at: 3_000_010, action: { type: "submit", client: "c1", op: { read: { type: "lease-ttl", name: "lock" } } } },
-  { at: 3_000_011, action: { type: "submit", client: "c1", op: { read: { type: "lease-list" } } } },
-  { at: 3_000_012, action: { type: "drop-message", id: 42 } },
-  { at: 3_000_013, action: { type: "note", text: "look here" } },
-  { at: 3_000_014, action: { type: "release", holder: "h2" } },
-  { at: 3_000_015, action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } },
-  { at: 3_000_016, action: { type: "fencing", on: false } },
-  { at: 3_000_017, action: { type: "transfer", to: "n3" } },
-  { at: 3_000_018, action: { type: "add-node", proc: "n6" } },
-  { at: 3_000_019, action: { type: "remove-node", proc: "n2" } },
-];
+type Of<T extends Action["type"]> = Extract<Action, { type: T }>;
+
+/**
+ * One or more examples of every kind of action: a new member of `Action` without an entry
+ * here does not compile. Times are exact microseconds, some not whole milliseconds.
+ */
+const EXAMPLES = {
+  crash: [{ type: "crash", proc: "n1" }],
+  restart: [{ type: "restart", proc: "n1" }],
+  pause: [{ type: "pause", proc: "h1", durationUs: 1_500_001 }],
+  resume: [{ type: "resume", proc: "h1" }],
+  timeout: [{ type: "timeout", proc: "n2" }],
+  partition: [{ type: "partition", groups: [["n1", "n2"], ["others"]] }],
+  heal: [{ type: "heal" }],
+  cut: [{ type: "cut", from: "n1", to: "n3" }],
+  clock: [
+    { type: "clock", proc: "n4", driftPpm: -25_000 },
+    { type: "clock", proc: "n4", jumpUs: -250_007 },
+  ],
+  network: [{ type: "network", dropRate: 0.125, duplicateRate: 0.5, latencyMinUs: 1_500, latencyMaxUs: 20_250 }],
+  submit: [
+    { type: "submit", client: "c1", op: { write: { type: "put", key: "k", value: "v" } } },
+    { type: "submit", client: "c2", op: { write: { type: "delete", key: "k" } } },
+    { type: "submit", client: "c1", op: { read: { type: "get", key: "k" } } },
+    { type: "submit", client: "c1", op: { read: { type: "lease-ttl", name: "lock" } } },
+    { type: "submit", client: "c1", op: { read: { type: "lease-list" } } },
+  ],
+  "drop-message": [{ type: "drop-message", id: 42 }],
+  note: [{ type: "note", text: "look here" }],
+  release: [{ type: "release", holder: "h2" }],
+  "gc-pause": [{ type: "gc-pause", holder: "h1", durationUs: 5_000_000 }],
+  fencing: [{ type: "fencing", on: false }],
+  transfer: [{ type: "transfer", to: "n3" }],
+  "add-node": [{ type: "add-node", proc: "n6" }],
+  "remove-node": [{ type: "remove-node", proc: "n2" }],
+} satisfies { readonly [K in Action["type"]]: readonly Of<K>[] };
+
+const EVERY_KIND: readonly TimedAction[] = Object.values(EXAMPLES)
+  .flat()
+  .map((action, i) => ({ at: 2_000_417 + i * 100_001, action }));
 
 describe("recorded actions in scenario files", () => {
   it("every kind of action reads back as itself, at the same microsecond, in the same order", () => {

@@ -114,8 +114,15 @@ export class LeaseTracker {
       case "free":
         delete this.freeAt[e.name];
         return;
-      default:
+      // Nothing to time: a denial, a checkpoint (this leader's own), a skipped expiry.
+      case "deny":
+      case "checkpoint":
+      case "expire-skipped":
         return;
+      default: {
+        const unhandled: never = e.op;
+        throw new Error(`tracker: unhandled lease effect ${unhandled as string}`);
+      }
     }
   }
 

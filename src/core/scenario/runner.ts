@@ -15,7 +15,10 @@ import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";
 import type { TimedAction } from "./record";
-import type { Expectation, Scenario, ScenarioAction } from "./schema";
+import { toSimAction } from "./actions";
+import type { Expectation, Scenario } from "./schema";
+
+export { toSimAction } from "./actions";
 
 export interface RunOptions {
   /** Overrides the scenario's seed. */
@@ -216,64 +219,6 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   };
 }
 
-export function toSimAction(a: ScenarioAction): Action {
-  switch (a.do) {
-    case "crash":
-    case "restart":
-    case "resume":
-    case "timeout":
-      return { type: a.do, proc: a.node };
-    case "transfer-leadership":
-      return { type: "transfer", to: a.to };
-    case "add-node":
-    case "remove-node":
-      return { type: a.do, proc: a.node };
-    case "pause":
-      return { type: "pause", proc: a.node, durationUs: a.for };
-    case "partition":
-      return { type: "partition", groups: a.groups };
-    case "heal":
-      return { type: "heal" };
-    case "cut":
-      return { type: "cut", from: a.from, to: a.to };
-    case "drift":
-      return { type: "clock", proc: a.node, driftPpm: a.ppm };
-    case "clock-jump":
-      return { type: "clock", proc: a.node, jumpUs: a.by };
-    case "network":
-      return dropUndefined({
-        type: "network" as const,
-        dropRate: a.dropRate,
-        duplicateRate: a.duplicateRate,
-        latencyMinUs: a.latencyMinMs === undefined ? undefined : Math.round(a.latencyMinMs * 1000),
-        latencyMaxUs: a.latencyMaxMs === undefined ? undefined : Math.round(a.latencyMaxMs * 1000),
-      });
-    case "propose":
-      return {
-        type: "submit",
-        client: a.client,
-        op: { write: a.op === "delete" ? { type: "delete", key: a.key } : { type: a.op, key: a.key, value: a.value } },
-      };
-    case "read":
-      return { type: "submit", client: a.client, op: { read: { type: "get", key: a.key } } };
-    case "lease-query":
-      return {
-        type: "submit",
-        client: a.client,
-        op: { read: a.name === undefined ? { type: "lease-list" } : { type: "lease-ttl", name: a.name } },
-      };
-    case "note":
-      return { type: "note", text: a.text };
-    case "release":
-      return { type: "release", holder: a.holder };
-    case "gc-pause":
-      return { type: "gc-pause", holder: a.holder, durationUs: a.for };
-    case "fencing":
-      return { type: "fencing", on: a.on };
-    case "drop-message":
-      return { type: "drop-message", id: a.id };
-  }
-}
 
 /** What the expectations need to know about the run so far, gathered from the trace. */
 class RunObserver {

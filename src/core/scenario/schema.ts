@@ -7,86 +7,14 @@ import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../sim/config";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { parseDuration } from "../sim/time";
 
-/** "250ms", "1.5s", "2m" or a number of milliseconds; becomes microseconds. */
-const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const r = parseDuration(v);
-  if (!r.ok) {
-    ctx.addIssue({ code: "custom", message: r.error });
-    return z.NEVER;
-  }
-  if (r.us < 0) {
-    ctx.addIssue({ code: "custom", message: `durations cannot be negative (got ${JSON.stringify(v)})` });
-    return z.NEVER;
-  }
-  return r.us;
-});
-
-/** Like duration, but may be negative (clock jumps). */
-const signedDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const r = parseDuration(v);
-  if (!r.ok) {
-    ctx.addIssue({ code: "custom", message: r.error });
-    return z.NEVER;
-  }
-  return r.us;
-});
-
-const procRef = z.string().min(1, "name a process: n1..n9, c1.., or leader / follower / any-node / any-client");
-const rate = z.number().min(0).max(1);
-const ms = z.number().min(0).max(600_000);
-
-const at = { at: duration };
+import { actionSchema } from "./actions";
+import { at, duration, ms, procRef, rate } from "./fields";
 
 /** The nemesis may not act more often than this (µs): a storm of faults every microsecond only burns time. */
 const MIN_NEMESIS_INTERVAL_US = 1000;
 const nemesisInterval = duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, 'the nemesis acts at most once a millisecond (at least "1ms")'));
 
-const action = z.discriminatedUnion("do", [
-  z.strictObject({ ...at, do: z.literal("crash"), node: procRef }),
-  z.strictObject({ ...at, do: z.literal("restart"), node: procRef }),
-  z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration }),
-  z.strictObject({ ...at, do: z.literal("resume"), node: procRef }),
-  z.strictObject({
-    ...at,
-    do: z.literal("partition"),
-    groups: z.array(z.array(procRef).min(1)).min(2, "a partition needs at least two groups"),
-  }),
-  z.strictObject({ ...at, do: z.literal("heal") }),
-  z.strictObject({ ...at, do: z.literal("cut"), from: procRef, to: procRef }),
-  z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().int().min(-500_000).max(500_000) }),
-  z.strictObject({ ...at, do: z.literal("clock-jump"), node: procRef, by: signedDuration }),
-  z.strictObject({
-    ...at,
-    do: z.literal("network"),
-    dropRate: rate.optional(),
-    duplicateRate: rate.optional(),
-    latencyMinMs: ms.optional(),
-    latencyMaxMs: ms.optional(),
-  }),
-  z.strictObject({
-    ...at,
-    do: z.literal("propose"),
-    client: procRef.default("c1"),
-    op: z.enum(["put", "append", "delete"]).default("put"),
-    key: z.string().min(1),
-    value: z.string().default(""),
-  }),
-  z.strictObject({ ...at, do: z.literal("read"), client: procRef.default("c1"), key: z.string().min(1) }),
-  /** A client asks for a lease's time to live and attached keys (with `name`), or for the list of leases. */
-  z.strictObject({ ...at, do: z.literal("lease-query"), client: procRef.default("c1"), name: z.string().min(1).optional() }),
-  z.strictObject({ ...at, do: z.literal("timeout"), node: procRef }),
-  /** The leader hands leadership to `to` (a node id, or "follower" / "any-node"). */
-  z.strictObject({ ...at, do: z.literal("transfer-leadership"), to: procRef }),
-  /** The leader adds a server (a spare, or one removed before) to the configuration, or removes one. */
-  z.strictObject({ ...at, do: z.literal("add-node"), node: procRef }),
-  z.strictObject({ ...at, do: z.literal("remove-node"), node: procRef }),
-  z.strictObject({ ...at, do: z.literal("release"), holder: procRef }),
-  z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration }),
-  z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() }),
-  z.strictObject({ ...at, do: z.literal("note"), text: z.string() }),
-  /** Drops one message in flight, by its id (ids are deterministic: the same run numbers its messages the same way). */
-  z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().int().min(0) }),
-]);
+const action = actionSchema;
 
 const expectation = z.discriminatedUnion("that", [
   z.strictObject({ at: duration.optional(), that: z.literal("leader-exists") }),

@@ -321,8 +321,22 @@ export class Checkers {
         }
         if (e.phase === "ok") this.acknowledged(e.clientId, e.seq);
         return;
-      default:
+      // Nothing to check, or judged through other events: named, so a new kind must be placed.
+      case "vote":
+      case "config":
+      case "transfer":
+      case "deliver":
+      case "restart":
+      case "resume":
+      case "heal":
+      case "timeout":
+      case "note":
+      case "violation":
         return;
+      default: {
+        const unhandled: never = e;
+        throw new Error(`checkers: unhandled trace event ${(unhandled as TraceEvent).kind}`);
+      }
     }
   }
 
@@ -376,8 +390,21 @@ export class Checkers {
         }
         return;
       }
-      default:
+      // No holding changes hands: a denial, the end of a lock-delay, a checkpoint, a skipped
+      // expiry, and the leader's own timing (refreshes, the decision to expire, an extension).
+      case "deny":
+      case "free":
+      case "checkpoint":
+      case "expire-skipped":
+      case "timed":
+      case "refresh":
+      case "refresh-denied":
+      case "extended":
         return;
+      default: {
+        const unhandled: never = e.op;
+        throw new Error(`checkers: unhandled lease event ${unhandled as string}`);
+      }
     }
   }
 
@@ -725,8 +752,20 @@ export class Checkers {
         if (disk.hard.term < m.term) bad(`a snapshot in term ${m.term} before persisting that term`);
         else if ((disk.start.snapshot?.index ?? 0) < m.snapshot.index) bad(`a snapshot up to ${m.snapshot.index} it has not persisted`);
         return;
-      default:
+      // A pre-vote or a TimeoutNow depends on nothing persisted; the rest are not Raft's.
+      case "TimeoutNow":
+      case "ClientWrite":
+      case "ClientRead":
+      case "ClientReply":
+      case "LeaseRefresh":
+      case "LeaseRefreshReply":
+      case "StorageWrite":
+      case "StorageReply":
         return;
+      default: {
+        const unhandled: never = m;
+        throw new Error(`checkers: unhandled message ${(unhandled as { type: string }).type}`);
+      }
     }
   }
 }

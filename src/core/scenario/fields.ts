@@ -1,0 +1,37 @@
+/**
+ * The field types scenario files are made of (durations, process references, rates), shared
+ * by the file's schema (schema.ts) and the action table (actions.ts).
+ */
+import { z } from "zod";
+import { parseDuration } from "../sim/time";
+
+/** "250ms", "1.5s", "2m" or a number of milliseconds; becomes microseconds. */
+export const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const r = parseDuration(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  if (r.us < 0) {
+    ctx.addIssue({ code: "custom", message: `durations cannot be negative (got ${JSON.stringify(v)})` });
+    return z.NEVER;
+  }
+  return r.us;
+});
+
+/** Like duration, but may be negative (clock jumps). */
+export const signedDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const r = parseDuration(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  return r.us;
+});
+
+export const procRef = z.string().min(1, "name a process: n1..n9, c1.., or leader / follower / any-node / any-client");
+export const rate = z.number().min(0).max(1);
+export const ms = z.number().min(0).max(600_000);
+
+export const at = { at: duration };
+
