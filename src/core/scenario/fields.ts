@@ -33,5 +33,9 @@ export const procRef = z.string().min(1, "name a process: n1..n9, c1.., or leade
 export const rate = z.number().min(0).max(1);
 export const ms = z.number().min(0).max(600_000);
 
-export const at = { at: duration };
+/**
+ * What every action has: its time, and whether it may find nothing to act on. An optional
+ * action that cannot run ("crash the leader" with no leader) is skipped, and does not fail the run.
+ */
+export const at = { at: duration, optional: z.boolean().optional() };
 

@@ -141,15 +141,18 @@ export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation 
 }
 
 /** The scenario's actions as simulator actions, in time order (file order for equal times: the sort is stable). */
-export function scenarioActions(s: Scenario): TimedAction[] {
+export function scenarioActions(s: Scenario): (TimedAction & { readonly optional?: boolean })[] {
   return s.actions
-    .map((a) => ({ at: a.at, action: toSimAction(a) }))
+    .map((a) => (a.optional === true ? { at: a.at, action: toSimAction(a), optional: true } : { at: a.at, action: toSimAction(a) }))
     .sort((x, y) => x.at - y.at);
 }
 
+/** How often a `within` expectation is looked at while it waits to come true (µs of virtual time). */
+const WITHIN_POLL_US = 10_000;
+
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const durationUs = opts.durationUs ?? s.duration;
-  const observer = new RunObserver();
+  const observer = new RunObserver(new Set(s.expect.flatMap((e) => (e.that === "messages" ? [e.type] : []))));
   const recorder = opts.history ? new HistoryRecorder() : null;
   const sim = buildSimulation(s, {
     ...opts,
@@ -165,12 +168,35 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const actions = scenarioActions(s);
   const results: ExpectationResult[] = [];
   let next = 0;
-  for (const c of checks) {
+  // Checks in time order; one with `within` waits (polled every WITHIN_POLL_US) until it holds
+  // or its time is up, while later checks go on at their own times.
+  const waiting: { c: (typeof checks)[number]; deadline: number; nextAt: number }[] = [];
+  let i = 0;
+  while (i < checks.length || waiting.length > 0) {
+    const nextCheck = i < checks.length ? (checks[i] as (typeof checks)[number]).at : Number.POSITIVE_INFINITY;
+    const nextPoll = Math.min(...waiting.map((w) => w.nextAt));
+    const t = Math.min(nextCheck, nextPoll);
     // Actions at a check's own time run before it is checked.
-    next = applyActionsTo(sim, actions, next, c.at).next;
-    results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, observer) });
+    next = applyActionsTo(sim, actions, next, t).next;
+    if (nextCheck === t) {
+      const c = checks[i++] as (typeof checks)[number];
+      if (c.e.within === undefined) results.push({ index: c.index, at: c.at, ...checkExpectation(sim, c.e, observer) });
+      else waiting.push({ c, deadline: Math.min(c.at + c.e.within, durationUs), nextAt: c.at });
+      continue;
+    }
+    for (const w of waiting.filter((x) => x.nextAt === t)) {
+      const r = checkExpectation(sim, w.c.e, observer);
+      const waited = ` (within ${formatMicros(w.c.e.within ?? 0)}: ${r.ok ? `held after ${formatMicros(t - w.c.at)}` : "never held"})`;
+      if (r.ok || t >= w.deadline) {
+        results.push({ index: w.c.index, at: t, ...r, detail: r.detail + waited });
+        waiting.splice(waiting.indexOf(w), 1);
+      } else w.nextAt = Math.min(t + WITHIN_POLL_US, w.deadline);
+    }
   }
   applyActionsTo(sim, actions, next, durationUs);
+  const optional = new Set(actions.filter((a) => a.optional === true).map((a) => a.action));
+  // An optional action that found nothing to act on is skipped, and does not fail the run.
+  const failures = sim.actionFailures.filter((f) => !optional.has(f.action));
   results.sort((a, b) => a.index - b.index);
   const nodes: NodeSummary[] = sim.nodeIds.map((id) => {
     const server = sim.server(id);
@@ -215,7 +241,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     history: recorder?.finish(sim.seed) ?? null,
     nemesisMix: sim.nemesisMix,
     // A violation the scenario expects (e.g. corruption with fencing off) is the point of the run, not a failure.
-    ok: unexpected(s, sim.violations).length === 0 && sim.actionFailures.length === 0 && results.every((r) => r.ok),
+    ok: unexpected(s, sim.violations).length === 0 && failures.length === 0 && results.every((r) => r.ok),
   };
 }
 
@@ -226,8 +252,22 @@ class RunObserver {
   readonly holderState = new Map<string, string>();
   readonly holderVisited = new Map<string, Set<string>>();
   readonly storageWrites: { holder: string; accepted: boolean }[] = [];
+  /** Per message type: the send times (µs) and JSON sizes, for `messages` expectations. */
+  readonly sends = new Map<string, { t: number[]; bytes: number[] }>();
+  /** Count messages only when some expectation asks (sizes cost a JSON.stringify each). */
+  constructor(private readonly countTypes: ReadonlySet<string> = new Set()) {}
 
   observe(e: TraceEvent): void {
+    if (e.kind === "send" && this.countTypes.has(e.msg.type)) {
+      let c = this.sends.get(e.msg.type);
+      if (c === undefined) {
+        c = { t: [], bytes: [] };
+        this.sends.set(e.msg.type, c);
+      }
+      c.t.push(e.t);
+      c.bytes.push(JSON.stringify(e.msg).length);
+      return;
+    }
     if (e.kind === "client" && e.phase === "ok") this.acks.set(e.proc, (this.acks.get(e.proc) ?? 0) + 1);
     else if (e.kind === "holder") {
       this.holderState.set(e.proc, e.state);
@@ -246,6 +286,36 @@ function stateMatches(actual: string, wanted: string): boolean {
   return actual === wanted || actual.startsWith(`${wanted}.`);
 }
 
+/** The logs-agree expectation: one entry on every running node that holds it, or whole logs. */
+function logsAgree<R>(sim: Simulation, index: number | undefined, result: (ok: boolean, detail: string) => R): R {
+  const nodes = sim.nodeIds.flatMap((id) => {
+    const node = sim.server(id).node;
+    return node === null || sim.status(id) === "down" ? [] : [{ id, node }];
+  });
+  const key = (n: (typeof nodes)[number]["node"], i: number): string | null => {
+    const e = n.entryAt(i);
+    return e === undefined ? null : `${e.term}:${JSON.stringify(e.cmd)}`;
+  };
+  if (index !== undefined) {
+    const held = nodes.flatMap(({ id, node }) => {
+      const k = key(node, index);
+      return k === null ? [] : [{ id, k }];
+    });
+    const distinct = new Set(held.map((h) => h.k));
+    return result(distinct.size <= 1, held.length === 0 ? `no running node holds entry ${index}` : `held by ${held.map((h) => h.id).join(", ")}${distinct.size > 1 ? ", and they differ" : ""}`);
+  }
+  const ends = nodes.map(({ id, node }) => `${id}:${node.lastIndex}`);
+  const lastIndexes = new Set(nodes.map(({ node }) => node.lastIndex));
+  if (lastIndexes.size > 1) return result(false, `the logs end at different indexes: ${ends.join(" ")}`);
+  const from = Math.max(1, ...nodes.map(({ node }) => node.firstIndex));
+  const to = nodes[0]?.node.lastIndex ?? 0;
+  for (let i = from; i <= to; i++) {
+    const keys = new Set(nodes.map(({ node }) => key(node, i)));
+    if (keys.size > 1) return result(false, `the logs differ at index ${i}`);
+  }
+  return result(true, `every log ends at ${to}${from > 1 ? ` (compared from ${from})` : ""}`);
+}
+
 export function describeExpectation(e: Expectation): string {
   switch (e.that) {
     case "leader-exists":
@@ -260,6 +330,17 @@ export function describeExpectation(e: Expectation): string {
       return `${e.node} is not the leader`;
     case "members":
       return `the leader's configuration is {${e.nodes.join(", ")}}`;
+    case "terms-agree":
+      return "every running node is in the same term";
+    case "logs-agree":
+      return e.index === undefined ? "every running node has the same log" : `every running node that holds entry ${e.index} holds the same one`;
+    case "messages": {
+      const range = [e.atLeast === undefined ? null : `at least ${e.atLeast}`, e.atMost === undefined ? null : `at most ${e.atMost}`]
+        .filter((x) => x !== null)
+        .join(" and ");
+      const bytes = e.bytesAtMost === undefined ? "" : `${range ? ", " : ""}at most ${e.bytesAtMost} bytes`;
+      return `${range}${bytes} ${e.type} message(s) sent${e.since === undefined ? "" : ` since ${formatMicros(e.since)}`}`;
+    }
     case "term-at-least":
       return `the highest term is at least ${e.term}`;
     case "term-at-most":
@@ -322,6 +403,28 @@ function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { 
       const want = [...e.nodes].sort().join(", ");
       const got = config === null ? null : [...config].sort().join(", ");
       return result(got === want, got === null ? "no leader" : `the leader counts {${got}}`);
+    }
+    case "terms-agree": {
+      const terms = sim.nodeIds.filter((id) => sim.server(id).node !== null && sim.status(id) !== "down").map((id) => `${id}:${sim.server(id).node?.term}`);
+      const distinct = new Set(terms.map((x) => x.split(":")[1]));
+      return result(distinct.size <= 1, terms.join(" "));
+    }
+    case "logs-agree":
+      return logsAgree(sim, e.index, result);
+    case "messages": {
+      const c = run.sends.get(e.type);
+      const from = e.since ?? 0;
+      let count = 0;
+      let bytes = 0;
+      if (c !== undefined) {
+        for (let k = 0; k < c.t.length; k++) {
+          if ((c.t[k] as number) < from) continue;
+          count++;
+          bytes += c.bytes[k] as number;
+        }
+      }
+      const ok = (e.atLeast === undefined || count >= e.atLeast) && (e.atMost === undefined || count <= e.atMost) && (e.bytesAtMost === undefined || bytes <= e.bytesAtMost);
+      return result(ok, `${count} sent, ${bytes} bytes`);
     }
     case "term-at-least":
       return result(maxTerm >= e.term, `highest term ${maxTerm}`);

@@ -16,68 +16,97 @@ const nemesisInterval = duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, 't
 
 const action = actionSchema;
 
+/**
+ * When an expectation is checked: `at` (default: the end of the run); with `within`, it must
+ * come true at some moment from `at` to `at + within` (checked every 10 ms), as 6.824's
+ * checkOneLeader and one() wait for a leader or a commit.
+ */
+const when = { at: duration.optional(), within: duration.optional() };
+
 const expectation = z.discriminatedUnion("that", [
-  z.strictObject({ at: duration.optional(), that: z.literal("leader-exists") }),
-  z.strictObject({ at: duration.optional(), that: z.literal("no-leader") }),
-  z.strictObject({ at: duration.optional(), that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES) }),
-  z.strictObject({ at: duration.optional(), that: z.literal("leader-is"), node: procRef }),
-  z.strictObject({ at: duration.optional(), that: z.literal("leader-is-not"), node: procRef }),
-  z.strictObject({ at: duration.optional(), that: z.literal("term-at-least"), term: z.number().int().min(0) }),
-  /** The leader's configuration has exactly these voters (any order). */
-  z.strictObject({ at: duration.optional(), that: z.literal("members"), nodes: z.array(z.string().min(1)).min(1).max(MAX_NODES) }),
-  z.strictObject({ at: duration.optional(), that: z.literal("term-at-most"), term: z.number().int().min(0) }),
+  z.strictObject({ ...when, that: z.literal("leader-exists") }),
+  z.strictObject({ ...when, that: z.literal("no-leader") }),
+  z.strictObject({ ...when, that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES) }),
+  z.strictObject({ ...when, that: z.literal("leader-is"), node: procRef }),
+  z.strictObject({ ...when, that: z.literal("leader-is-not"), node: procRef }),
+  z.strictObject({ ...when, that: z.literal("term-at-least"), term: z.number().int().min(0) }),
+  /** Every running node is in the same term. */
+  z.strictObject({ ...when, that: z.literal("terms-agree") }),
+  /**
+   * With `index`: every running node that holds that entry holds the same one (term and
+   * command). Without: every running node's log ends at the same index, and the entries they
+   * all still hold (not compacted away) are the same.
+   */
+  z.strictObject({ ...when, that: z.literal("logs-agree"), index: z.number().int().min(1).optional() }),
+  /**
+   * How many messages of a type (AppendEntries, RequestVote, TimeoutNow, InstallSnapshot,
+   * ClientWrite, LeaseRefresh, StorageWrite, ... as in docs/trace.md) were sent since `since`
+   * (default: the start), and how many bytes (their JSON length) at most.
+   */
   z.strictObject({
-    at: duration.optional(),
+    ...when,
+    that: z.literal("messages"),
+    type: z.string().min(1),
+    since: duration.optional(),
+    atLeast: z.number().int().min(0).optional(),
+    atMost: z.number().int().min(0).optional(),
+    bytesAtMost: z.number().int().min(0).optional(),
+  }),
+  /** The leader's configuration has exactly these voters (any order). */
+  z.strictObject({ ...when, that: z.literal("members"), nodes: z.array(z.string().min(1)).min(1).max(MAX_NODES) }),
+  z.strictObject({ ...when, that: z.literal("term-at-most"), term: z.number().int().min(0) }),
+  z.strictObject({
+    ...when,
     that: z.literal("committed"),
     key: z.string().min(1),
     value: z.string().optional(),
     onNodes: z.number().int().min(1).max(MAX_NODES).optional(),
   }),
-  z.strictObject({ at: duration.optional(), that: z.literal("not-committed"), key: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("not-committed"), key: z.string().min(1) }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("commit-index-at-least"),
     index: z.number().int().min(0),
     onNodes: z.number().int().min(1).optional(),
   }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("client-acknowledged"),
     client: procRef.default("c1"),
     count: z.number().int().min(0),
   }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("lease-held"),
     name: z.string().min(1),
     by: procRef.optional(),
     onNodes: z.number().int().min(1).max(MAX_NODES).optional(),
   }),
-  z.strictObject({ at: duration.optional(), that: z.literal("lease-not-held"), name: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("lease-not-held"), name: z.string().min(1) }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("lease-token-at-least"),
     name: z.string().min(1),
     token: z.number().int().min(0),
   }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("lease-transitions"),
     name: z.string().min(1),
     count: z.number().int().min(0),
   }),
-  z.strictObject({ at: duration.optional(), that: z.literal("holder-state"), holder: procRef, state: z.string().min(1) }),
-  z.strictObject({ at: duration.optional(), that: z.literal("holder-was-in"), holder: procRef, state: z.string().min(1) }),
-  z.strictObject({ at: duration.optional(), that: z.literal("holder-never-in"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("holder-state"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("holder-was-in"), holder: procRef, state: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("holder-never-in"), holder: procRef, state: z.string().min(1) }),
   z.strictObject({
-    at: duration.optional(),
+    ...when,
     that: z.literal("storage-writes"),
     accepted: z.boolean(),
     holder: procRef.optional(),
     atLeast: z.number().int().min(0).optional(),
     atMost: z.number().int().min(0).optional(),
   }),
-  z.strictObject({ at: duration.optional(), that: z.literal("violation"), invariant: z.string().min(1) }),
+  z.strictObject({ ...when, that: z.literal("violation"), invariant: z.string().min(1) }),
 ]);
 
 export const scenarioSchema = z.strictObject({

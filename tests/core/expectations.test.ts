@@ -1,0 +1,95 @@
+/**
+ * The scenario format as outside authors of classic Raft lab tests (MIT 6.824 style) need it
+ * (issue 11, part 8): expectations that wait (`within`), that compare nodes with each other
+ * (terms-agree, logs-agree), that count messages, and actions that may find nothing to act on.
+ */
+import { describe, expect, it } from "vitest";
+import { type RunResult, runScenario } from "../../src/core/scenario/runner";
+import { parseScenario } from "../../src/core/scenario/schema";
+
+function run(input: Record<string, unknown>): RunResult {
+  const parsed = parseScenario({ name: "t", seed: 4, duration: "4s", ...input });
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  return runScenario(parsed.scenario);
+}
+
+const outcome = (r: RunResult): string[] => r.expectations.map((x) => `${x.ok ? "pass" : "FAIL"} ${x.detail}`);
+
+describe("expectations over time: within", () => {
+  it("a leader within 1 s of the start (6.824's checkOneLeader); at the very start there is none", () => {
+    const r = run({ expect: [{ at: "0ms", within: "1s", that: "leader-exists" }, { at: "0ms", that: "leader-exists" }] });
+    const [waited, atOnce] = r.expectations;
+    expect(waited?.ok).toBe(true);
+    expect(waited?.detail).toMatch(/within 1s: held after \d+(\.\d+)?ms/);
+    // It held at a moment after its `at`, and says when.
+    expect(waited?.at).toBeGreaterThan(0);
+    expect(atOnce?.ok).toBe(false);
+  });
+
+  it("fails, saying it never held, when the time runs out", () => {
+    const r = run({ expect: [{ at: "1s", within: "200ms", that: "no-leader" }] });
+    expect(outcome(r)).toEqual([expect.stringMatching(/^FAIL .*within 200ms: never held\)$/)]);
+  });
+
+  it("later checks keep their own times while one waits", () => {
+    const r = run({
+      actions: [{ at: "2s", do: "crash", node: "leader" }],
+      expect: [
+        { at: "2s", within: "1500ms", that: "leader-exists" },
+        { at: "2001ms", that: "term-at-most", term: 1 },
+      ],
+    });
+    expect(r.expectations.map((x) => x.ok)).toEqual([true, true]);
+    expect(r.expectations[1]?.at).toBe(2_001_000);
+  });
+});
+
+describe("expectations that compare nodes", () => {
+  it("terms-agree: every running node in one term; a node cut off without PreVote raises its own", () => {
+    expect(run({ expect: [{ at: "3s", that: "terms-agree" }] }).expectations[0]?.ok).toBe(true);
+    const cut = run({
+      cluster: { preVote: false, checkQuorum: false },
+      actions: [{ at: "1s", do: "partition", groups: [["n1"], ["others"]] }],
+      expect: [{ at: "3s", that: "terms-agree" }],
+    });
+    expect(cut.expectations[0]?.ok).toBe(false);
+  });
+
+  it("logs-agree: every running node with the same log once the writes settle; not while one is cut off", () => {
+    const writes = [1, 2, 3].map((i) => ({ at: `${1000 + i * 100}ms`, do: "propose", key: `k${i}`, value: `${i}` }));
+    const settled = run({ actions: writes, expect: [{ at: "2s", within: "1s", that: "logs-agree" }, { at: "2s", that: "logs-agree", index: 2 }] });
+    expect(settled.expectations.map((x) => x.ok)).toEqual([true, true]);
+    const cut = run({
+      actions: [{ at: "900ms", do: "partition", groups: [["n1"], ["others"]] }, ...writes],
+      expect: [{ at: "3s", that: "logs-agree" }],
+    });
+    expect(outcome(cut)).toEqual([expect.stringMatching(/^FAIL the logs end at different indexes/)]);
+  });
+});
+
+describe("message counts", () => {
+  it("an idle cluster sends a steady stream of heartbeats: counted by type, with bytes", () => {
+    // 5 nodes, heartbeats every 50 ms to 4 followers: about 80 appends a second.
+    const r = run({
+      expect: [
+        { at: "3s", that: "messages", type: "AppendEntries", since: "2s", atLeast: 60, atMost: 100 },
+        { at: "3s", that: "messages", type: "AppendEntries", since: "2s", bytesAtMost: 100 },
+        { at: "3s", that: "messages", type: "InstallSnapshot", atMost: 0 },
+      ],
+    });
+    expect(r.expectations.map((x) => x.ok)).toEqual([true, false, true]);
+    expect(r.expectations[1]?.detail).toMatch(/^\d+ sent, \d+ bytes$/);
+  });
+});
+
+describe("optional actions", () => {
+  it("an action with nothing to act on fails the run, unless it is optional", () => {
+    // At 1 ms there is no leader yet.
+    const strict = run({ actions: [{ at: "1ms", do: "crash", node: "leader" }] });
+    expect(strict.ok).toBe(false);
+    expect(strict.actionFailures).toHaveLength(1);
+    const optional = run({ actions: [{ at: "1ms", do: "crash", node: "leader", optional: true }] });
+    expect(optional.actionFailures).toHaveLength(1);
+    expect(optional.ok).toBe(true);
+  });
+});
