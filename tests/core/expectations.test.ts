@@ -67,6 +67,20 @@ describe("expectations that compare nodes", () => {
   });
 });
 
+describe("leaders that can reach a majority", () => {
+  it("a leader cut off with no CheckQuorum still believes it leads; connected counts only the one that can reach a majority", () => {
+    const r = run({
+      cluster: { checkQuorum: false },
+      actions: [{ at: "1s", do: "partition", groups: [["leader"], ["others"]] }],
+      expect: [
+        { at: "3s", that: "leader-count", count: 2 },
+        { at: "3s", that: "leader-count", count: 1, connected: true },
+      ],
+    });
+    expect(outcome(r)).toEqual([expect.stringMatching(/^pass/), expect.stringMatching(/^pass leader\(s\): n\d$/)]);
+  });
+});
+
 describe("message counts", () => {
   it("an idle cluster sends a steady stream of heartbeats: counted by type, with bytes", () => {
     // 5 nodes, heartbeats every 50 ms to 4 followers: about 80 appends a second.

@@ -286,6 +286,15 @@ function stateMatches(actual: string, wanted: string): boolean {
   return actual === wanted || actual.startsWith(`${wanted}.`);
 }
 
+/** Whether a node can exchange messages with a majority of its configuration (itself included). */
+function reachesMajority(sim: Simulation, id: string): boolean {
+  const config = sim.server(id).node?.config ?? [];
+  const reached = config.filter(
+    (p) => p === id || (sim.status(p) !== "down" && sim.isBlocked(id, p) === null && sim.isBlocked(p, id) === null),
+  ).length;
+  return reached > config.length / 2;
+}
+
 /** The logs-agree expectation: one entry on every running node that holds it, or whole logs. */
 function logsAgree<R>(sim: Simulation, index: number | undefined, result: (ok: boolean, detail: string) => R): R {
   const nodes = sim.nodeIds.flatMap((id) => {
@@ -323,7 +332,9 @@ export function describeExpectation(e: Expectation): string {
     case "no-leader":
       return "no node is leader";
     case "leader-count":
-      return `exactly ${e.count} node(s) believe they are leader`;
+      return e.connected === true
+        ? `exactly ${e.count} leader(s) can reach a majority of their configuration`
+        : `exactly ${e.count} node(s) believe they are leader`;
     case "leader-is":
       return `${e.node} is the leader`;
     case "leader-is-not":
@@ -392,8 +403,11 @@ function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { 
       return result(leader !== null, leader === null ? "no leader" : `leader ${leader}, term ${sim.server(leader).node?.term}`);
     case "no-leader":
       return result(leaders.length === 0, leaders.length === 0 ? "no leader" : `leader(s): ${leaders.join(", ")}`);
-    case "leader-count":
-      return result(leaders.length === e.count, `leader(s): ${leaders.length ? leaders.join(", ") : "none"}`);
+    case "leader-count": {
+      // connected: only a leader that can reach (both ways, up) a majority of its configuration counts.
+      const counted = e.connected === true ? leaders.filter((id) => reachesMajority(sim, id)) : leaders;
+      return result(counted.length === e.count, `leader(s): ${counted.length ? counted.join(", ") : "none"}`);
+    }
     case "leader-is":
       return result(leader === e.node, `leader is ${leader ?? "nobody"}`);
     case "leader-is-not":

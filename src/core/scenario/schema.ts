@@ -26,7 +26,7 @@ const when = { at: duration.optional(), within: duration.optional() };
 const expectation = z.discriminatedUnion("that", [
   z.strictObject({ ...when, that: z.literal("leader-exists") }),
   z.strictObject({ ...when, that: z.literal("no-leader") }),
-  z.strictObject({ ...when, that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES) }),
+  z.strictObject({ ...when, that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES), connected: z.boolean().optional() }),
   z.strictObject({ ...when, that: z.literal("leader-is"), node: procRef }),
   z.strictObject({ ...when, that: z.literal("leader-is-not"), node: procRef }),
   z.strictObject({ ...when, that: z.literal("term-at-least"), term: z.number().int().min(0) }),
