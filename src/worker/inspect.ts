@@ -1,5 +1,5 @@
 /** The full description of one thing in the simulation, for the inspector (text, pretty JSON). */
-import { holderStateOf } from "../core/client/holder";
+import { holderStateOf } from "../core/holder/holder";
 import type { Simulation } from "../core/sim/sim";
 import { describeCommand, describeMessage } from "./describe";
 import type { InspectTarget } from "./protocol";

@@ -1,5 +1,5 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
-import { holderStateOf } from "../core/client/holder";
+import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import type { ClockState } from "../core/sim/clock";

@@ -13,7 +13,7 @@ import {
   type StatechartLayout,
   shortEvent,
 } from "../../src/app/panels/statechartLayout";
-import { holderMachine } from "../../src/core/client/holderMachine";
+import { holderMachine } from "../../src/core/holder/holderMachine";
 
 /** Every state of a machine as a dotted path (the root excluded), walking the definition. */
 function machineStates(m: MachineLike): string[] {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { type HolderEvent, holderMachine, holderTransition } from "../../src/core/client/holderMachine";
-import type { HolderSettings } from "../../src/core/client/types";
+import { type HolderEvent, holderMachine, holderTransition } from "../../src/core/holder/holderMachine";
+import type { HolderSettings } from "../../src/core/holder/types";
 
 const cfg: HolderSettings = {
   id: "h1",

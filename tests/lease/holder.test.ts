@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { holderStateOf, LeaseHolder } from "../../src/core/client/holder";
+import { holderStateOf, LeaseHolder } from "../../src/core/holder/holder";
 import {
   BACKOFF_JITTER,
   backoffMs,
@@ -16,8 +16,8 @@ import {
   leaseTimes,
   MAX_WRITE_ATTEMPTS,
   stateString,
-} from "../../src/core/client/holderMachine";
-import type { HolderSettings } from "../../src/core/client/types";
+} from "../../src/core/holder/holderMachine";
+import type { HolderSettings } from "../../src/core/holder/types";
 import type { ClientReply } from "../../src/core/kv/messages";
 import type { LeaseRefreshReply } from "../../src/core/lease/types";
 import type { ProcessContext } from "../../src/core/sim/process";

@@ -20,7 +20,7 @@
  *
  * Coordinates are SVG user units (about CSS pixels at a 16 px root font).
  */
-import { holderMachine } from "../../core/client/holderMachine";
+import { holderMachine } from "../../core/holder/holderMachine";
 
 /** The parts of an xstate StateNode the layout reads (structural, so tests may pass plain objects). */
 export interface MachineNodeLike {

@@ -10,7 +10,7 @@ import type { NemesisConfig } from "../sim/nemesis";
 import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
 import { formatMicros } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
-import { holderStateOf } from "../client/holder";
+import { holderStateOf } from "../holder/holder";
 import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";

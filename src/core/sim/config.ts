@@ -1,5 +1,5 @@
 /** Simulation settings: every timing in milliseconds (units last in names), validated in one place. */
-import type { HolderSettings } from "../client/types";
+import type { HolderSettings } from "../holder/types";
 import type { LeaseServerSettings } from "../lease/types";
 
 export interface RaftSettings {

@@ -4,7 +4,7 @@
  * node and per purpose. The same seed and the same actions give the same trace,
  * however time is advanced.
  */
-import { LeaseHolder } from "../client/holder";
+import { LeaseHolder } from "../holder/holder";
 import { type ClientOp, KvClient } from "../kv/client";
 import { FencedStorage } from "../storage/storage";
 import type { CoreStateMachine } from "../kv/statemachine";
