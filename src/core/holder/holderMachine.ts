@@ -19,7 +19,6 @@
  * holding is a plain compound state, and a renewal costs a cheaper transition.
  */
 import { assign, createActor, type ExecutableActionsFrom, type SnapshotFrom, type StateValue, setup } from "xstate";
-import { defaultConfig, holderSettings } from "../sim/config";
 import type { HolderSettings } from "./types";
 
 /** Revoke and key registration give up after this many sends (the lease then ends by expiry). */
@@ -432,7 +431,7 @@ export function topState(value: StateValue): string {
  * `transition()` does with its own. tests/lease/holder.test.ts checks the two agree.
  */
 export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): [HolderSnapshot, ExecutableActionsFrom<HolderMachine>[]] {
-  const scope = inertScope();
+  const scope = inertScope(snapshot.context.cfg);
   const actions: ExecutableActionsFrom<HolderMachine>[] = [];
   scope.sink = actions;
   const next = holderMachine.transition(snapshot, event, scope.scope);
@@ -447,11 +446,10 @@ interface InertScope {
 
 let cachedScope: InertScope | null = null;
 
-function inertScope(): InertScope {
+/** `cfg` only constructs the scope's actor (the first caller's settings); it never runs. */
+function inertScope(cfg: HolderSettings): InertScope {
   if (cachedScope !== null) return cachedScope;
-  const self = createActor(holderMachine, {
-    input: { cfg: PLACEHOLDER_SETTINGS },
-  });
+  const self = createActor(holderMachine, { input: { cfg } });
   const holder: InertScope = {
     sink: null,
     scope: {
@@ -473,5 +471,3 @@ function inertScope(): InertScope {
   return holder;
 }
 
-/** Only used to construct the inert scope's actor: never run. */
-const PLACEHOLDER_SETTINGS: HolderSettings = holderSettings(defaultConfig(), 0);
