@@ -1,24 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../../src/core/scenario/runner";
-import { parseScenario } from "../../src/core/scenario/schema";
+import { loadScenario } from "../support/scenarios";
+import { reproduce, sweeps } from "../support/sweeps";
 
 const SEEDS = 500;
 
 describe("random nemesis seed sweep (swarm: each seed draws its own fault mix)", () => {
   it(`${SEEDS} seeds of swarm mixes (crashes, leader crashes, restart storms, partitions, cuts, pauses, drift, jumps, delays, loss): no violation, and the cluster recovers`, () => {
-    const parsed = parseScenario({
-      name: "sweep",
-      duration: "10s",
-      clients: { count: 3, workload: "random" },
-      nemesis: { includeClients: true, intervalMin: "100ms", intervalMax: "700ms", quietAfter: "7s" },
-      expect: [{ that: "leader-exists" }],
-    });
-    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    const scenario = loadScenario(sweeps, "raft-sweep.json");
     const bad: string[] = [];
     const kinds = new Set<string>();
     let crashes = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const r = runScenario(parsed.scenario, {
+      const r = runScenario(scenario, {
         seed,
         onTrace: (e) => {
           if (e.kind === "crash") crashes++;
@@ -26,8 +20,9 @@ describe("random nemesis seed sweep (swarm: each seed draws its own fault mix)",
       });
       for (const k of /mix: ([^;]*);/.exec(r.nemesisMix ?? "")?.[1]?.split(" ") ?? []) kinds.add(k.split("×")[0] as string);
       for (const v of r.violations)
-        bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (npm run sim -- --nemesis random --seed ${seed})`);
-      for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
+        bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (${reproduce("raft-sweep.json", seed)})`);
+      for (const x of r.expectations)
+        if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail} (${reproduce("raft-sweep.json", seed)})`);
     }
     expect(bad).toEqual([]);
     // The swarm must actually draw every kind that applies without holders, and crash things.

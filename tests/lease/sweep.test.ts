@@ -1,35 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
+import { loadScenario } from "../support/scenarios";
+import { reproduce, sweeps } from "../support/sweeps";
 
 const SEEDS = 500;
 
 describe("random nemesis sweep with lease holders and fenced storage (swarm mixes)", () => {
   it(`${SEEDS} seeds: crashes and pauses of nodes and holders, holders restarted near their lease's expiry, partitions, drift, loss: no violation, and the cluster recovers`, () => {
-    const parsed = parseScenario({
-      name: "lease sweep",
-      duration: "10s",
-      clients: { count: 1, workload: "random" },
-      holders: { count: 3, ttlMs: 1500 },
-      storage: { fencing: true },
-      nemesis: { includeClients: true, intervalMin: "100ms", intervalMax: "700ms", quietAfter: "7s" },
-      expect: [{ that: "leader-exists" }],
-    });
-    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    const scenario = loadScenario(sweeps, "lease-sweep.json");
     const bad: string[] = [];
     let grants = 0;
     let rejected = 0;
     const bounds: string[] = [];
     let nearExpiry = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const r = runScenario(parsed.scenario, {
+      const r = runScenario(scenario, {
         seed,
         onTrace: (e) => {
           if (e.kind === "note" && e.text.includes("near the expiry")) nearExpiry++;
         },
       });
-      for (const v of r.violations) bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail}`);
-      for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
+      for (const v of r.violations)
+        bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (${reproduce("lease-sweep.json", seed)})`);
+      for (const x of r.expectations)
+        if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail} (${reproduce("lease-sweep.json", seed)})`);
       grants += r.leases.reduce((n, l) => n + (l.token > 0 ? 1 : 0), 0);
       rejected += r.storageLog.filter((w) => !w.accepted).length;
       for (const b of r.boundsBroken) bounds.push(`seed ${seed}: ${b.detail}`);

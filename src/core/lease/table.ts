@@ -202,6 +202,13 @@ export class LeaseTable {
       ttlMs = Math.max(s.minTtlMs, Math.min(ttlMs, s.poolShortTtlMs));
     }
     const transitions = (r?.transitions ?? 0) + (r !== undefined && r.holder !== null && r.holder !== op.holder ? 1 : 0);
+    // Paired with the checkers' fencing-token check: a fresh grant's token (its log index)
+    // exceeds every token this name had before, or storage could not tell old holders from new.
+    if (r !== undefined && index <= r.token) {
+      throw new Error(
+        `lease table: a fresh grant of "${op.name}" at index ${index} would not exceed its last token ${r.token}: fencing tokens only grow`,
+      );
+    }
     this.leases[op.name] = {
       state: "held",
       holder: op.holder,

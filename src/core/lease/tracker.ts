@@ -137,8 +137,13 @@ export class LeaseTracker {
       events.push({ op: "refresh-denied", name, holder, token, reason: reason ?? "unknown-lease" });
       return { ok: false, reason: reason ?? "unknown-lease" };
     }
-    this.track(name, holder, token, t.grantIndex, t.ttlUs / US_PER_MS, now + t.ttlUs);
-    events.push({ op: "refresh", name, holder, token, expiresAtUs: (this.leases[name] as Tracked).expiresAt, ttlMs: t.ttlUs / US_PER_MS });
+    const after = this.track(name, holder, token, t.grantIndex, t.ttlUs / US_PER_MS, now + t.ttlUs);
+    // A refresh extends only the holding it names: the same lease, holder, token and grant.
+    const tracked = this.leases[name];
+    if (tracked !== after || after.holder !== holder || after.token !== token || after.grantIndex !== t.grantIndex || after.expiring) {
+      throw new Error(`lease tracker: a refresh of "${name}" by ${holder} (token ${token}) did not leave that holding tracked`);
+    }
+    events.push({ op: "refresh", name, holder, token, expiresAtUs: after.expiresAt, ttlMs: t.ttlUs / US_PER_MS });
     return { ok: true, ttlMs: t.ttlUs / US_PER_MS };
   }
 

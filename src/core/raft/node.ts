@@ -1057,6 +1057,14 @@ export class RaftNode {
 
   private setCommit(index: number): void {
     const s = this.st;
+    // Paired with the checkers' state-machine safety (and etcd's commitTo panic): every caller
+    // moves the commit index strictly forward (an append, a snapshot past it, a counted quorum),
+    // and never past this node's own log (a snapshot install resets the log to end at it or beyond).
+    if (!(index > s.commitIndex && index <= this.lastIndex)) {
+      throw new Error(
+        `${this.id}: commit index would move from ${s.commitIndex} to ${index} with the log ending at ${this.lastIndex}: commit only moves forward, and never past the log`,
+      );
+    }
     s.commitIndex = index;
     s.events.push({ type: "commit", index });
     if (s.role === "leader" && !this.member && s.configIndex <= index) {

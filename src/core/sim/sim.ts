@@ -16,6 +16,7 @@ import { clientIds, configProblems, holderIds, holderSettings, leaseServerSettin
 import { EventHeap } from "./heap";
 import { describeMix, type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
+import { ActionRefused } from "./refusal";
 import { Rng, type RngState } from "./rng";
 import { formatMicros, ms } from "./time";
 import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
@@ -473,8 +474,12 @@ export class Simulation implements CheckerHost {
       return null;
     } catch (e) {
       // An action that cannot run (e.g. "crash the leader" with no leader) is skipped and
-      // reported, never fatal: the run, and the user's work, go on.
-      const failure: ActionFailure = { time: this._now, action, error: (e as Error).message };
+      // reported, never fatal: the run, and the user's work, go on. Anything else is a bug.
+      if (!(e instanceof ActionRefused)) {
+        this.actionBroke(action, e);
+        return null;
+      }
+      const failure: ActionFailure = { time: this._now, action, error: e.message };
       this._actionFailures.push(failure);
       this.emit({ kind: "note", text: `${action.type} skipped: ${failure.error}` });
       return failure;
@@ -609,7 +614,12 @@ export class Simulation implements CheckerHost {
           } catch (err) {
             // Decided before the tick's earlier actions ran (e.g. a hand-over after a planned
             // crash of the leader): skipped, and said so, like a user's action that cannot run.
-            this.emit({ kind: "note", text: `nemesis: ${a.type} skipped: ${(err as Error).message}` });
+            // Anything but a refusal is a bug: the run stops there.
+            if (!(err instanceof ActionRefused)) {
+              this.actionBroke(a, err);
+              return true;
+            }
+            this.emit({ kind: "note", text: `nemesis: ${a.type} skipped: ${err.message}` });
           }
         }
         this.push({ type: "nemesis", at: this._now + n.nextDelayUs() });
@@ -707,7 +717,17 @@ export class Simulation implements CheckerHost {
    * since its state can no longer be trusted.
    */
   private broken(p: Proc, e: unknown): void {
-    this.report({ invariant: "assertion", nodes: [p.id], detail: (e as Error).message });
+    this.report({ invariant: "assertion", nodes: [p.id], detail: errorMessage(e) });
+    this._halted = true;
+  }
+
+  /**
+   * An action threw something other than ActionRefused: a bug in the simulator or a
+   * process, not an action that cannot run. Reported like a broken process, and the run stops.
+   */
+  private actionBroke(a: Action, e: unknown): void {
+    if (this._halted) return; // a process already broke inside the action (run() reported it)
+    this.report({ invariant: "assertion", nodes: [], detail: `while applying ${a.type}: ${errorMessage(e)}` });
     this._halted = true;
   }
 
@@ -822,23 +842,25 @@ export class Simulation implements CheckerHost {
     switch (ref) {
       case "leader": {
         const l = this.leader();
-        if (l === null) throw new Error(`"leader": no node is leader at ${this._now}µs`);
+        if (l === null) throw new ActionRefused(`"leader": no node is leader at ${this._now}µs`);
         return l;
       }
       case "follower": {
         const l = this.leader();
         const f = upNodes.find((id) => id !== l);
-        if (f === undefined) throw new Error(`"follower": no node other than the leader is up at ${this._now}µs`);
+        if (f === undefined) throw new ActionRefused(`"follower": no node other than the leader is up at ${this._now}µs`);
         return f;
       }
       case "any-node":
         return this.refRng.pick(this.nodeIds);
       case "any-client":
+        if (this.clientIds.length === 0) throw new ActionRefused(`"any-client": this run has no clients`);
         return this.refRng.pick(this.clientIds);
       case "any-holder":
+        if (this.holderIds.length === 0) throw new ActionRefused(`"any-holder": this run has no lease holders`);
         return this.refRng.pick(this.holderIds);
       default:
-        throw new Error(`no process named "${ref}" (nodes are ${this.nodeIds.join(", ")}; also "leader", "follower", "any-node")`);
+        throw new ActionRefused(`no process named "${ref}" (nodes are ${this.nodeIds.join(", ")}; also "leader", "follower", "any-node")`);
     }
   }
 
@@ -870,7 +892,7 @@ export class Simulation implements CheckerHost {
         const p = this.proc(this.resolve(a.proc));
         if (p.status !== "up") return;
         if (!Number.isSafeInteger(a.durationUs) || a.durationUs <= 0)
-          throw new Error(`pause: duration must be positive, got ${a.durationUs}µs`);
+          throw new ActionRefused(`pause: duration must be positive, got ${a.durationUs}µs`);
         p.status = "paused";
         p.pauseGen++;
         p.pausedUntil = this._now + a.durationUs;
@@ -897,7 +919,7 @@ export class Simulation implements CheckerHost {
         );
         groups.forEach((g, i) => {
           for (const id of g) {
-            if (groupOf[id] !== undefined) throw new Error(`partition: ${id} is in two groups`);
+            if (groupOf[id] !== undefined) throw new ActionRefused(`partition: ${id} is in two groups`);
             groupOf[id] = i;
           }
         });
@@ -921,8 +943,13 @@ export class Simulation implements CheckerHost {
       case "clock": {
         const p = this.proc(this.resolve(a.proc));
         let c = p.clock;
-        if (a.driftPpm !== undefined) c = withDrift(c, this._now, a.driftPpm);
-        if (a.jumpUs !== undefined) c = withJump(c, this._now, a.jumpUs);
+        try {
+          if (a.driftPpm !== undefined) c = withDrift(c, this._now, a.driftPpm);
+          if (a.jumpUs !== undefined) c = withJump(c, this._now, a.jumpUs);
+        } catch (e) {
+          // withDrift / withJump only check their inputs (pure functions): a bad setting.
+          throw new ActionRefused(`clock: ${errorMessage(e)}`);
+        }
         p.clock = c;
         this.emit({ kind: "clock", proc: p.id, driftPpm: c.driftPpm, jumpUs: a.jumpUs ?? 0 });
         if (p.status === "up") {
@@ -938,10 +965,10 @@ export class Simulation implements CheckerHost {
         if (a.latencyMinUs !== undefined) n.latencyMinUs = a.latencyMinUs;
         if (a.latencyMaxUs !== undefined) n.latencyMaxUs = a.latencyMaxUs;
         if (!(n.dropRate >= 0 && n.dropRate <= 1 && n.duplicateRate >= 0 && n.duplicateRate <= 1)) {
-          throw new Error("network: rates must be between 0 and 1");
+          throw new ActionRefused("network: rates must be between 0 and 1");
         }
         if (!(Number.isSafeInteger(n.latencyMinUs) && n.latencyMinUs >= 0 && n.latencyMaxUs >= n.latencyMinUs)) {
-          throw new Error("network: latency must be a non-negative range");
+          throw new ActionRefused("network: latency must be a non-negative range");
         }
         this.net = n;
         this.emit({
@@ -956,7 +983,7 @@ export class Simulation implements CheckerHost {
       case "submit": {
         const p = this.proc(this.resolve(a.client));
         const logic = p.logic;
-        if (!(logic instanceof KvClient)) throw new Error(`submit: ${p.id} is not a client`);
+        if (!(logic instanceof KvClient)) throw new ActionRefused(`submit: ${p.id} is not a client`);
         if (p.status !== "up") return;
         this.run(p, (ctx) => logic.submit(ctx, a.op));
         return;
@@ -972,31 +999,31 @@ export class Simulation implements CheckerHost {
       case "add-node":
       case "remove-node": {
         const leader = this.leader();
-        if (leader === null) throw new Error("there is no leader to change the configuration");
+        if (leader === null) throw new ActionRefused("there is no leader to change the configuration");
         const id = this.resolve(a.proc);
-        if (!this.nodeIds.includes(id)) throw new Error(`${id} is not a server`);
+        if (!this.nodeIds.includes(id)) throw new ActionRefused(`${id} is not a server`);
         const p = this.proc(leader);
         const logic = p.logic as RaftServer;
-        if (p.status !== "up") throw new Error(`the leader ${leader} is paused`);
+        if (p.status !== "up") throw new ActionRefused(`the leader ${leader} is paused`);
         let why: string | null = null;
         this.run(p, (ctx) => {
           why = logic.changeConfig(ctx, a.type === "add-node" ? { add: id } : { remove: id });
         });
-        if (why !== null) throw new Error(why);
+        if (why !== null) throw new ActionRefused(why);
         return;
       }
       case "transfer": {
         const leader = this.leader();
-        if (leader === null) throw new Error("there is no leader to hand leadership over");
+        if (leader === null) throw new ActionRefused("there is no leader to hand leadership over");
         const to = this.resolve(a.to);
         const p = this.proc(leader);
         const logic = p.logic as RaftServer;
-        if (p.status !== "up") throw new Error(`the leader ${leader} is paused`);
+        if (p.status !== "up") throw new ActionRefused(`the leader ${leader} is paused`);
         let why: string | null = null;
         this.run(p, (ctx) => {
           why = logic.transferLeadership(ctx, to);
         });
-        if (why !== null) throw new Error(why);
+        if (why !== null) throw new ActionRefused(why);
         return;
       }
       case "drop-message": {
@@ -1017,7 +1044,7 @@ export class Simulation implements CheckerHost {
       case "release": {
         const p = this.proc(this.resolve(a.holder));
         const logic = p.logic;
-        if (!(logic instanceof LeaseHolder)) throw new Error(`release: ${p.id} is not a lease holder`);
+        if (!(logic instanceof LeaseHolder)) throw new ActionRefused(`release: ${p.id} is not a lease holder`);
         if (p.status !== "up") return;
         this.run(p, (ctx) => logic.release(ctx));
         return;
@@ -1025,20 +1052,26 @@ export class Simulation implements CheckerHost {
       case "gc-pause": {
         const p = this.proc(this.resolve(a.holder));
         const logic = p.logic;
-        if (!(logic instanceof LeaseHolder)) throw new Error(`gc-pause: ${p.id} is not a lease holder`);
+        if (!(logic instanceof LeaseHolder)) throw new ActionRefused(`gc-pause: ${p.id} is not a lease holder`);
+        if (!Number.isSafeInteger(a.durationUs) || a.durationUs <= 0)
+          throw new ActionRefused(`gc-pause: duration must be a positive integer µs, got ${a.durationUs}µs`);
         logic.armGcPause(a.durationUs);
         this.emit({ kind: "note", text: `${p.id} will pause for ${formatMicros(a.durationUs)} right after its next lease check` });
         return;
       }
       case "fencing": {
         const s = this.storage();
-        if (s === null) throw new Error("fencing: there is no storage (no holders in this run)");
+        if (s === null) throw new ActionRefused("fencing: there is no storage (no holders in this run)");
         s.setFencing(a.on);
         this.emit({ kind: "note", text: `storage fencing ${a.on ? "on" : "off"}` });
         return;
       }
     }
   }
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 function cloneProc(p: Proc): Proc {
@@ -1055,3 +1088,4 @@ function cloneNet(n: NetState): NetState {
 }
 
 export type { NemesisConfig } from "./nemesis";
+export { ActionRefused } from "./refusal";

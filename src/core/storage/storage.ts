@@ -149,12 +149,23 @@ export class FencedStorage implements ProcessLogic {
   }
 
   /** The fencing rule: a token at least as high as any accepted so far goes through. */
+  private admits(highest: number | undefined, token: number): boolean {
+    const stale = highest !== undefined && token < highest;
+    return !stale || !this.st.fencing;
+  }
+
   private write(w: StorageWrite, atUs: number): StorageLogEntry {
     const s = this.st;
     if (!Number.isSafeInteger(w.token)) throw new Error(`storage ${this.id}: token must be an integer, got ${w.token}`);
     const before = s.highest.get(w.resource);
-    const stale = before !== undefined && w.token < before;
-    const accepted = !stale || !s.fencing;
+    const accepted = this.admits(before, w.token);
+    // Paired with the checkers' fencing check: with fencing on, nothing older than the
+    // highest token seen gets through.
+    if (s.fencing && accepted && before !== undefined && w.token < before) {
+      throw new Error(
+        `storage ${this.id}: accepted a write to ${w.resource} with token ${w.token} below the highest seen, ${before}, with fencing on`,
+      );
+    }
     // Even an efficiency lock tracks the highest token, so the UI can show which writes were stale.
     const highestAfter = before === undefined ? w.token : Math.max(before, w.token);
     s.highest.set(w.resource, highestAfter);
