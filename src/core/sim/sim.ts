@@ -727,7 +727,10 @@ export class Simulation implements CheckerHost {
    */
   private actionBroke(a: Action, e: unknown): void {
     if (this._halted) return; // a process already broke inside the action (run() reported it)
-    this.report({ invariant: "assertion", nodes: [], detail: `while applying ${a.type}: ${errorMessage(e)}` });
+    // Name the process the action was aimed at, when it names one that exists (else none).
+    const aimed = "proc" in a ? a.proc : "holder" in a ? a.holder : "to" in a && a.type === "transfer" ? a.to : null;
+    const nodes = aimed !== null && this.procs.has(aimed) ? [aimed] : [];
+    this.report({ invariant: "assertion", nodes, detail: `while applying ${a.type}: ${errorMessage(e)}` });
     this._halted = true;
   }
 
