@@ -255,8 +255,16 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
       return { category: "note", text: e.text, procs: [] };
     case "violation":
       return { category: "violation", text: `VIOLATION ${e.invariant}: ${e.detail}`, procs: e.nodes.slice() };
-    default:
+    // No sentence in the event log (a Step lists them: stepLine), named so a new kind must be placed.
+    case "send":
+    case "deliver":
+    case "hard":
+    case "apply":
       return null;
+    default: {
+      const unhandled: never = e;
+      throw new Error(`describeEvent: unhandled trace event ${(unhandled as TraceEvent).kind}`);
+    }
   }
 }
 

@@ -529,5 +529,10 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
       n.watch = { kind: "holder-expiry", untilUs: now + 10_000_000, holder: c.holder, lease: c.lease, leadUs };
       return [{ type: "note", text: `nemesis: crashing ${c.holder}, to restart it near the expiry of ${c.lease}` }, { type: "crash", proc: c.holder }];
     }
+    default: {
+      // A new kind of fault must be drawn here: the compiler names this line.
+      const unhandled: never = kind;
+      throw new Error(`nemesis: unhandled fault ${unhandled as string}`);
+    }
   }
 }

@@ -1069,6 +1069,11 @@ export class Simulation implements CheckerHost {
         this.emit({ kind: "note", text: `storage fencing ${a.on ? "on" : "off"}` });
         return;
       }
+      default: {
+        // A new kind of action must be applied here: the compiler names this line.
+        const unhandled: never = a;
+        throw new Error(`apply: unhandled action ${(unhandled as Action).type}`);
+      }
     }
   }
 }
