@@ -1,8 +1,9 @@
 /**
  * The network tools: put processes (nodes, holders, the storage) into partition groups,
- * heal, cut one link one way, and set loss and duplication rates.
+ * heal, cut or slow one link one way, and set loss and duplication rates.
  */
 import { useId, useState } from "react";
+import { MAX_SLOW_LINK_US } from "../core/sim/config";
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
@@ -60,6 +61,10 @@ function NetworkToolsForRun() {
   const [cutTo, setCutTo] = useState(ids[1] ?? "");
   const [lossPct, setLossPct] = useState(String(Math.round(view.network.dropRate * 100)));
   const [dupPct, setDupPct] = useState(String(Math.round(view.network.duplicateRate * 100)));
+  const [slowMs, setSlowMs] = useState("300");
+  const slowUs = Number(slowMs) * 1000;
+  const slowOk = slowMs.trim() !== "" && Number.isInteger(slowUs) && slowUs >= 0 && slowUs <= MAX_SLOW_LINK_US;
+  const slowId = useId();
   const loss = Number(lossPct);
   const dup = Number(dupPct);
   const ratesOk = Number.isFinite(loss) && loss >= 0 && loss <= 100 && Number.isFinite(dup) && dup >= 0 && dup <= 100;
@@ -68,7 +73,7 @@ function NetworkToolsForRun() {
   const lossId = useId();
   const dupId = useId();
   const leader = view.leader;
-  const partitioned = view.network.groups.length > 0 || view.network.cuts.length > 0;
+  const partitioned = view.network.groups.length > 0 || view.network.cuts.length > 0 || view.network.slow.length > 0;
 
   return (
     <section className="panel network-tools" aria-labelledby="network-title">
@@ -78,6 +83,8 @@ function NetworkToolsForRun() {
           ? `Partitioned: ${view.network.groups.map((g) => `{${g.join(", ")}}`).join(" | ")}`
           : "No partition: every process reaches every other."}
         {view.network.cuts.length > 0 && ` Cut one way: ${view.network.cuts.map((c) => `${c.from} → ${c.to}`).join(", ")}.`}
+        {view.network.slow.length > 0 &&
+          ` Slow one way: ${view.network.slow.map((c) => `${c.from} → ${c.to} +${c.delayUs / 1000} ms`).join(", ")}.`}
       </p>
       <div className="actions">
         <button type="button" disabled={leader === null} onClick={() => leader && act({ type: "partition", groups: [[leader], ["others"]] })}>
@@ -136,7 +143,7 @@ function NetworkToolsForRun() {
         </div>
       </details>
       <details>
-        <summary>Cut one link, one way…</summary>
+        <summary>Cut or slow one link, one way…</summary>
         <div className="actions">
           <span className="field">
             <label htmlFor={fromId}>from</label>
@@ -158,6 +165,21 @@ function NetworkToolsForRun() {
             Cut link {cutFrom} → {cutTo}
           </button>
         </div>
+        <div className="actions">
+          <span className="field">
+            <label htmlFor={slowId}>extra delay (ms)</label>
+            <input id={slowId} type="number" min="0" step="10" value={slowMs} onChange={(e) => setSlowMs(e.target.value)} />
+          </span>
+          <button
+            type="button"
+            disabled={cutFrom === cutTo || !slowOk}
+            onClick={() => act({ type: "slow-link", from: cutFrom, to: cutTo, delayUs: slowUs })}
+            title="Messages this way take longer; the way back stays fast (0 ms: back to normal; Heal clears it)"
+          >
+            Slow link {cutFrom} → {cutTo}
+          </button>
+        </div>
+        {!slowOk && <p className="field-error">The extra delay is whole milliseconds from 0 to {MAX_SLOW_LINK_US / 1000}.</p>}
       </details>
       <details>
         <summary>Loss and duplication…</summary>

@@ -249,6 +249,15 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
         text: `network: loss ${pct(e.dropRate)}, duplicates ${pct(e.duplicateRate)}, latency ${us(e.latencyMinUs)}–${us(e.latencyMaxUs)}`,
         procs: [],
       };
+    case "slow-link":
+      return {
+        category: "fault",
+        text:
+          e.delayUs === 0
+            ? `messages ${e.from} → ${e.to} travel at normal speed again`
+            : `messages ${e.from} → ${e.to} now take ${us(e.delayUs)} longer (one way)`,
+        procs: [e.from, e.to],
+      };
     case "timeout":
       return { category: "fault", text: `${e.proc}'s election timer was forced to fire`, procs: [e.proc] };
     case "note":

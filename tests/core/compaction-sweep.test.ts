@@ -107,9 +107,10 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       },
     });
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-    // Seeds whose runs write more than two chunks of log (1,100 to 2,600 entries in ten minutes
-    // under this nemesis; the release works in chunks of 1024).
-    for (const seed of [2, 6, 8]) {
+    // Seeds whose runs write more than two chunks of log (1,400 to 2,700 entries in ten minutes
+    // under this nemesis; the release works in chunks of 1024). A new kind of fault changes the
+    // mix, and so which seeds do: the assertion below says so if one falls short.
+    for (const seed of [1, 6, 7]) {
       const sim = buildSimulation(parsed.scenario, { seed });
       sim.advanceTo(parsed.scenario.duration);
       expect(sim.violations.map((v) => `seed ${seed}: ${v.invariant}: ${v.detail}`)).toEqual([]);

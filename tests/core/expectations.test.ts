@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { type RunResult, runScenario } from "../../src/core/scenario/runner";
-import { parseScenario } from "../../src/core/scenario/schema";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseScenario, parseScenarioText } from "../../src/core/scenario/schema";
 
 function run(input: Record<string, unknown>): RunResult {
   const parsed = parseScenario({ name: "t", seed: 4, duration: "4s", ...input });
@@ -107,3 +109,15 @@ describe("optional actions", () => {
     expect(optional.ok).toBe(true);
   });
 });
+
+describe("a slow link, one way (scenarios/raft/slow-link.json)", () => {
+  it("without PreVote, the follower behind the slow link raises the term and unseats the leader: the scenario fails", () => {
+    const parsed = parseScenarioText(readFileSync(join(import.meta.dirname, "../../scenarios/raft/slow-link.json"), "utf8"));
+    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    const withPreVote = runScenario(parsed.scenario);
+    expect(withPreVote.ok).toBe(true);
+    const without = runScenario({ ...parsed.scenario, cluster: { ...parsed.scenario.cluster, preVote: false } });
+    expect(without.expectations.filter((x) => !x.ok).map((x) => x.description)).toContain("at 4s: the highest term is at most 1");
+  });
+});
+

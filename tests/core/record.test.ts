@@ -20,6 +20,10 @@ const EXAMPLES = {
   partition: [{ type: "partition", groups: [["n1", "n2"], ["others"]] }],
   heal: [{ type: "heal" }],
   cut: [{ type: "cut", from: "n1", to: "n3" }],
+  "slow-link": [
+    { type: "slow-link", from: "n2", to: "n1", delayUs: 250_001 },
+    { type: "slow-link", from: "n2", to: "n1", delayUs: 0 },
+  ],
   clock: [
     { type: "clock", proc: "n4", driftPpm: -25_000 },
     { type: "clock", proc: "n4", jumpUs: -250_007 },

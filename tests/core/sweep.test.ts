@@ -27,7 +27,7 @@ describe("random nemesis seed sweep (swarm: each seed draws its own fault mix)",
     expect(bad).toEqual([]);
     // The swarm must actually draw every kind that applies without holders, and crash things.
     expect([...kinds].sort()).toEqual(
-      ["clock", "crash", "cut", "delay", "leader-crash", "leader-isolate", "network", "partition", "pause", "membership", "restart-storm", "transfer"].sort(),
+      ["clock", "crash", "cut", "delay", "leader-crash", "leader-isolate", "network", "partition", "pause", "membership", "restart-storm", "slow-link", "transfer"].sort(),
     );
     expect(crashes).toBeGreaterThan(SEEDS);
   });

@@ -105,6 +105,13 @@ export const ACTIONS = {
     toFile: (a, when) => [{ at: when, do: "cut", from: a.from, to: a.to }],
     describe: (a) => `cut the link ${a.from} → ${a.to}`,
   }),
+  "slow-link": decl("slow-link", {
+    /** Messages from `from` to `to` take `delay` longer, one way ("0ms": back to normal); heal clears it. */
+    files: [z.strictObject({ ...at, do: z.literal("slow-link"), from: procRef, to: procRef, delay: duration })],
+    fromFile: (a) => ({ type: "slow-link", from: a.from, to: a.to, delayUs: a.delay }),
+    toFile: (a, when) => [{ at: when, do: "slow-link", from: a.from, to: a.to, delay: formatExactDuration(a.delayUs) }],
+    describe: (a) => (a.delayUs === 0 ? `the link ${a.from} → ${a.to} back to normal speed` : `slow the link ${a.from} → ${a.to} by ${words(a.delayUs)}`),
+  }),
   clock: decl("clock", {
     files: [
       z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().int().min(-500_000).max(500_000) }),

@@ -289,6 +289,7 @@ export class Checkers {
       case "pause":
       case "partition":
       case "cut":
+      case "slow-link":
       case "clock":
         this.s.faultFree = false;
         return;

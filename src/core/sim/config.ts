@@ -102,6 +102,8 @@ export interface SimConfig {
 }
 
 export const MAX_NODES = 9;
+/** The longest extra delay a slow link may add (µs): a minute. */
+export const MAX_SLOW_LINK_US = 60_000_000;
 export const MAX_CLIENTS = 50;
 export const MAX_HOLDERS = 50;
 

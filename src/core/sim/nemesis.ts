@@ -25,6 +25,7 @@ import type { Action, Simulation } from "./sim";
  * "restart-storm": crash and restart one node several times with short gaps; or crash a node right after
  *   it voted and restart it at once (a lost vote shows there).
  * "leader-isolate": partition the leader with one follower from the rest (a minority leader, stale reads).
+ * "slow-link": one link gets slow one way (its replies still come quickly), often healed later.
  * "delay": a latency spike, so messages of one term arrive after those of the next.
  * "transfer": the leader hands leadership to a random follower (a planned failover, dissertation 3.10),
  *   which may be behind, paused or cut off: the handover must then be given up.
@@ -45,6 +46,7 @@ export type FaultKind =
   | "restart-storm"
   | "leader-isolate"
   | "delay"
+  | "slow-link"
   | "transfer"
   | "membership"
   | "holder-expiry";
@@ -61,6 +63,7 @@ export const ALL_FAULTS: readonly FaultKind[] = [
   "restart-storm",
   "leader-isolate",
   "delay",
+  "slow-link",
   "transfer",
   "membership",
   "holder-expiry",
@@ -488,6 +491,14 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
         latencyMaxUs: net.latencyMaxMs * 1000,
       });
       return [{ type: "network", latencyMinUs: base, latencyMaxUs: spike }];
+    }
+    case "slow-link": {
+      if (nodes.length < 2) return [];
+      const from = rng.pick(nodes);
+      const to = rng.pick(nodes.filter((x) => x !== from));
+      const delayUs = rng.int(20_000, Math.max(20_000, mix.delayMaxUs));
+      if (rng.chance(0.6)) schedule(n, now + logUniform(rng, 100_000, 3_000_000), { type: "slow-link", from, to, delayUs: 0 });
+      return [{ type: "slow-link", from, to, delayUs }];
     }
     case "transfer": {
       const l = sim.leader();

@@ -12,7 +12,7 @@ import { type Disk, RaftServer } from "../raft/server";
 import type { NodeId, RaftConfig } from "../raft/types";
 import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type Violation } from "./checkers";
 import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
-import { clientIds, configProblems, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
+import { clientIds, configProblems, MAX_SLOW_LINK_US, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import { describeMix, type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
 import type { ProcessContext, ProcessLogic } from "./process";
@@ -50,6 +50,8 @@ export type Action =
   | { readonly type: "partition"; readonly groups: readonly (readonly ProcRef[])[] }
   | { readonly type: "heal" }
   | { readonly type: "cut"; readonly from: ProcRef; readonly to: ProcRef }
+  /** Messages from `from` to `to` take `delayUs` longer, one way (0: back to normal); heal clears it. */
+  | { readonly type: "slow-link"; readonly from: ProcRef; readonly to: ProcRef; readonly delayUs: number }
   | { readonly type: "clock"; readonly proc: ProcRef; readonly driftPpm?: number; readonly jumpUs?: number }
   | {
       readonly type: "network";
@@ -109,6 +111,8 @@ interface NetState {
   groupOf: Record<ProcId, number>;
   /** One-way cuts "from>to". */
   cuts: string[];
+  /** One-way extra latency (µs) by "from>to". */
+  slow: Record<string, number>;
 }
 
 export interface SimSnapshot {
@@ -195,6 +199,7 @@ export class Simulation implements CheckerHost {
       duplicateRate: n.duplicateRate,
       groupOf: {},
       cuts: [],
+      slow: {},
     };
     // A run with loss or a nemesis is not fault-free from the start (see renewed-lease-kept).
     const faultFree = config.network.dropRate === 0 && nemesis === undefined;
@@ -363,6 +368,7 @@ export class Simulation implements CheckerHost {
   network(): {
     readonly groups: ProcId[][];
     readonly cuts: { from: ProcId; to: ProcId }[];
+    readonly slow: { from: ProcId; to: ProcId; delayUs: number }[];
     readonly dropRate: number;
     readonly duplicateRate: number;
     readonly latencyMinUs: number;
@@ -380,6 +386,10 @@ export class Simulation implements CheckerHost {
       cuts: n.cuts.map((k) => {
         const i = k.indexOf(">");
         return { from: k.slice(0, i), to: k.slice(i + 1) };
+      }),
+      slow: Object.keys(n.slow).map((k) => {
+        const i = k.indexOf(">");
+        return { from: k.slice(0, i), to: k.slice(i + 1), delayUs: n.slow[k] as number };
       }),
       dropRate: n.dropRate,
       duplicateRate: n.duplicateRate,
@@ -759,7 +769,7 @@ export class Simulation implements CheckerHost {
     if (!this.procs.has(to)) throw new Error(`${from} sent to unknown process ${to}`);
     const copies = this.netRng.chance(this.net.duplicateRate) ? 2 : 1;
     for (let i = 0; i < copies; i++) {
-      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs);
+      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs) + (this.net.slow[`${from}>${to}`] ?? 0);
       const blocked = this.isBlocked(from, to);
       const lost = this.netRng.chance(this.net.dropRate);
       const env: Envelope = {
@@ -933,6 +943,7 @@ export class Simulation implements CheckerHost {
       case "heal":
         this.net.groupOf = {};
         this.net.cuts = [];
+        this.net.slow = {};
         this.emit({ kind: "heal" });
         return;
       case "cut": {
@@ -941,6 +952,18 @@ export class Simulation implements CheckerHost {
         const key = `${from}>${to}`;
         if (!this.net.cuts.includes(key)) this.net.cuts.push(key);
         this.emit({ kind: "cut", from, to });
+        return;
+      }
+      case "slow-link": {
+        const from = this.resolve(a.from);
+        const to = this.resolve(a.to);
+        if (!Number.isSafeInteger(a.delayUs) || a.delayUs < 0 || a.delayUs > MAX_SLOW_LINK_US) {
+          throw new ActionRefused(`slow-link: the extra delay must be from 0 to ${MAX_SLOW_LINK_US / 1_000_000} s`);
+        }
+        const key = `${from}>${to}`;
+        if (a.delayUs === 0) delete this.net.slow[key];
+        else this.net.slow[key] = a.delayUs;
+        this.emit({ kind: "slow-link", from, to, delayUs: a.delayUs });
         return;
       }
       case "clock": {
@@ -1092,7 +1115,7 @@ function freezeProc(p: Proc): Proc {
 }
 
 function cloneNet(n: NetState): NetState {
-  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice() };
+  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: { ...n.slow } };
 }
 
 export type { NemesisConfig } from "./nemesis";

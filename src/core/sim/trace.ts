@@ -139,6 +139,7 @@ export type SimEvent =
   | { readonly kind: "partition"; readonly groups: readonly (readonly ProcId[])[] }
   | { readonly kind: "heal" }
   | { readonly kind: "cut"; readonly from: ProcId; readonly to: ProcId }
+  | { readonly kind: "slow-link"; readonly from: ProcId; readonly to: ProcId; readonly delayUs: number }
   | {
       readonly kind: "network";
       readonly dropRate: number;
