@@ -3,29 +3,39 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../sim/config";
+import { MAX_CLOCK_JUMP_US } from "../sim/clock";
+import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES, MIN_THINK_TIME_MS } from "../sim/config";
 import { ALL_FAULTS } from "../sim/nemesis";
-import { parseDuration } from "../sim/time";
+import { clip, MAX_DURATION_US, parseDuration } from "../sim/time";
 
-/** "250ms", "1.5s", "2m" or a number of milliseconds; becomes microseconds. */
+/** "250ms", "1.5s", "2m" or a number of milliseconds; becomes microseconds. Never negative, at most 24 h (MAX_DURATION_US). */
 const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  // "-0.001us" rounds to -0: refuse the sign itself, not only a negative result.
+  if ((typeof v === "string" && v.trim().startsWith("-")) || (typeof v === "number" && (v < 0 || Object.is(v, -0)))) {
+    ctx.addIssue({ code: "custom", message: `durations cannot be negative (got ${clip(JSON.stringify(v))})` });
+    return z.NEVER;
+  }
   const r = parseDuration(v);
   if (!r.ok) {
     ctx.addIssue({ code: "custom", message: r.error });
     return z.NEVER;
   }
-  if (r.us < 0) {
-    ctx.addIssue({ code: "custom", message: `durations cannot be negative (got ${JSON.stringify(v)})` });
+  if (r.us > MAX_DURATION_US) {
+    ctx.addIssue({ code: "custom", message: `durations are at most 24h (got ${clip(JSON.stringify(v))})` });
     return z.NEVER;
   }
   return r.us;
 });
 
-/** Like duration, but may be negative (clock jumps). */
+/** Like duration, but may be negative (clock jumps): within ±24 h (MAX_CLOCK_JUMP_US). */
 const signedDuration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const r = parseDuration(v);
   if (!r.ok) {
     ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  if (Math.abs(r.us) > MAX_CLOCK_JUMP_US) {
+    ctx.addIssue({ code: "custom", message: `a clock jump is at most 24h either way (got ${clip(JSON.stringify(v))})` });
     return z.NEVER;
   }
   return r.us;
@@ -183,7 +193,11 @@ export const scenarioSchema = z.strictObject({
       workload: z.enum(["none", "random"]).optional(),
       keys: z.number().int().min(1).max(1000).optional(),
       readFraction: rate.optional(),
-      thinkTimeMinMs: ms.optional(),
+      thinkTimeMinMs: z
+        .number()
+        .min(MIN_THINK_TIME_MS, `clients think at least ${MIN_THINK_TIME_MS} ms between operations, or with no latency time never moves`)
+        .max(600_000)
+        .optional(),
       thinkTimeMaxMs: ms.optional(),
       requestTimeoutMs: ms.optional(),
       retryBackoffMs: ms.optional(),

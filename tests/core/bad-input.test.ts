@@ -1,0 +1,94 @@
+/** Issue 11, part 9: bad input found by fuzzing is refused with a bound or a clear message. */
+import { describe, expect, it } from "vitest";
+import { runScenario } from "../../src/core/scenario/runner";
+import { parseScenario } from "../../src/core/scenario/schema";
+import { MAX_CLOCK_JUMP_US, newClock, withJump } from "../../src/core/sim/clock";
+import { configProblems, defaultConfig, mergeConfig } from "../../src/core/sim/config";
+import { parseDuration } from "../../src/core/sim/time";
+
+const errorsOf = (input: unknown): string[] => {
+  const r = parseScenario(input);
+  return r.ok ? [] : r.errors;
+};
+
+describe("clock jumps and durations are bounded", () => {
+  it("refuses absurd clock jumps in the schema (they livelocked the simulator)", () => {
+    const jump = (by: unknown) => errorsOf({ actions: [{ at: "1s", do: "clock-jump", node: "n1", by }] });
+    expect(jump("99999999999999999999h")[0]).toMatch(/^actions\[0\]\.by: duration out of range/);
+    expect(jump(-1e308)[0]).toMatch(/^actions\[0\]\.by: /);
+    expect(jump("25h")).toEqual(['actions[0].by: a clock jump is at most 24h either way (got "25h")']);
+    expect(jump("-25h")).toEqual(['actions[0].by: a clock jump is at most 24h either way (got "-25h")']);
+    expect(jump("24h")).toEqual([]);
+    expect(jump("-24h")).toEqual([]);
+  });
+
+  it("the clock module refuses them too (the UI's jump input goes straight there)", () => {
+    expect(() => withJump(newClock(), 0, MAX_CLOCK_JUMP_US + 1)).toThrow(/within ±24h/);
+    expect(() => withJump(newClock(), 0, -1e308)).toThrow(/within ±24h/);
+    expect(() => withJump(newClock(), 0, Number.NaN)).toThrow(/within ±24h/);
+    expect(withJump(newClock(), 0, -MAX_CLOCK_JUMP_US).baseLocal).toBe(-MAX_CLOCK_JUMP_US);
+  });
+
+  it("parseDuration refuses values beyond exact integer microseconds", () => {
+    expect(parseDuration("99999999999999999999h").ok).toBe(false);
+    expect(parseDuration(-1e308).ok).toBe(false);
+    expect(parseDuration("24h")).toEqual({ ok: true, us: 86_400_000_000 });
+  });
+
+  it("a run with a 24 h jump either way finishes quickly", () => {
+    const r = parseScenario({
+      duration: "2s",
+      holders: { count: 3 },
+      actions: [
+        { at: "500ms", do: "clock-jump", node: "n1", by: "24h" },
+        { at: "600ms", do: "clock-jump", node: "h1", by: "-24h" },
+        { at: "700ms", do: "clock-jump", node: "leader", by: "24h" },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const started = performance.now();
+    const result = runScenario(r.scenario);
+    expect(result.actionFailures).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("refuses negative durations, including -0, and durations over 24h", () => {
+    expect(errorsOf({ duration: "-0.001us" })).toEqual(['duration: durations cannot be negative (got "-0.001us")']);
+    expect(errorsOf({ duration: "-0" })).toEqual(['duration: durations cannot be negative (got "-0")']);
+    expect(errorsOf({ duration: -0 })[0]).toMatch(/^duration: durations cannot be negative/);
+    expect(errorsOf({ duration: "25h" })).toEqual(['duration: durations are at most 24h (got "25h")']);
+    expect(errorsOf({ duration: "24h" })).toEqual([]);
+    expect(errorsOf({ actions: [{ at: "1s", do: "pause", node: "n1", for: "1000h" }] })).toEqual([
+      'actions[0].for: durations are at most 24h (got "1000h")',
+    ]);
+  });
+});
+
+describe("zero latency and zero think time", () => {
+  it("is refused in configProblems, so every entry point refuses it", () => {
+    const c = mergeConfig(defaultConfig(), {
+      network: { latencyMinMs: 0, latencyMaxMs: 0 },
+      clients: { count: 2, workload: "random", thinkTimeMinMs: 0, thinkTimeMaxMs: 0 },
+    });
+    expect(configProblems(c).join("\n")).toMatch(/clients\.thinkTimeMinMs must be between 1 and 600000 \(got 0\)/);
+  });
+
+  it("is refused by the schema, naming the field", () => {
+    expect(errorsOf({ clients: { thinkTimeMinMs: 0 } })[0]).toMatch(/^clients\.thinkTimeMinMs: clients think at least 1 ms/);
+  });
+
+  it("zero latency with the smallest think time still moves time", () => {
+    const r = parseScenario({
+      duration: "1s",
+      network: { latencyMinMs: 0, latencyMaxMs: 0 },
+      clients: { count: 5, workload: "random", thinkTimeMinMs: 1, thinkTimeMaxMs: 1 },
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const started = performance.now();
+    const result = runScenario(r.scenario);
+    expect(result.durationUs).toBe(1_000_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
