@@ -162,6 +162,10 @@ const expectation = z.discriminatedUnion("that", [
   z.strictObject({ at: duration.optional(), that: z.literal("violation"), invariant: z.string().min(1) }),
 ]);
 
+/** Bounds on a scenario's lists: a link with 20,000 actions never opened (docs/scenarios.md). */
+export const MAX_ACTIONS = 1000;
+export const MAX_EXPECTATIONS = 1000;
+
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1).default(1),
@@ -257,8 +261,8 @@ export const scenarioSchema = z.strictObject({
       includeClients: z.boolean().default(false),
     })
     .optional(),
-  actions: z.array(action).default([]),
-  expect: z.array(expectation).default([]),
+  actions: z.array(action).max(MAX_ACTIONS, `a scenario has at most ${MAX_ACTIONS} actions`).default([]),
+  expect: z.array(expectation).max(MAX_EXPECTATIONS, `a scenario has at most ${MAX_EXPECTATIONS} expectations`).default([]),
   /** How the browser shows the run (the CLI ignores it): the speed and where the time cursor stands. */
   ui: z
     .strictObject({
