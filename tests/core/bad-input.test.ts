@@ -133,3 +133,13 @@ describe("thousands of actions", () => {
     }
   });
 });
+
+describe("errors do not echo the whole bad value", () => {
+  it("clips echoed values (80 characters) and whole messages, and reports at most 50 errors", () => {
+    const errs = errorsOf({ duration: "x".repeat(10_000), ["k".repeat(10_000)]: 1 });
+    expect(errs.some((e) => e.startsWith(`duration: not a duration: "${"x".repeat(80)}…"`))).toBe(true);
+    for (const e of errs) expect(e.length).toBeLessThan(400);
+    const many = errorsOf({ actions: Array(200).fill({ at: "1s", do: "crash" }) });
+    expect(many).toHaveLength(50);
+  });
+});

@@ -278,13 +278,17 @@ export type Expectation = Scenario["expect"][number];
 
 export type ParseResult = { ok: true; scenario: Scenario } | { ok: false; errors: string[] };
 
+/** At most this many schema errors are reported (a file of 1,000 bad actions need not print 1,000). */
+const MAX_ERRORS = 50;
+
 /** Validates parsed JSON (or any value). Errors read like "actions[2].node: ...". */
 export function parseScenario(input: unknown): ParseResult {
   const r = scenarioSchema.safeParse(input);
   if (!r.success) {
     return {
       ok: false,
-      errors: r.error.issues.map((i) => `${formatPath(i.path) || "scenario"}: ${i.message}`),
+      // Clipped: an unknown key or a bad value may be megabytes long, and messages may echo it.
+      errors: r.error.issues.slice(0, MAX_ERRORS).map((i) => `${clip(formatPath(i.path) || "scenario")}: ${clip(i.message, 200)}`),
     };
   }
   const s = r.data;
