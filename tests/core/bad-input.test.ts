@@ -143,3 +143,55 @@ describe("errors do not echo the whole bad value", () => {
     expect(many).toHaveLength(50);
   });
 });
+
+describe("expectations and actions that quietly checked or did nothing", () => {
+  it("storage-writes needs atLeast or atMost", () => {
+    expect(errorsOf({ expect: [{ that: "storage-writes", accepted: true }] })).toEqual([
+      "expect[0]: storage-writes needs atLeast or atMost (or both)",
+    ]);
+    expect(errorsOf({ expect: [{ that: "storage-writes", accepted: true, atMost: 3 }] })).toEqual([]);
+  });
+
+  it("an expectation naming a holder, node or client the run does not have fails, saying so", () => {
+    const r = parseScenario({
+      duration: "1s",
+      holders: { count: 2 },
+      clients: { count: 1 },
+      expect: [
+        { that: "storage-writes", accepted: true, holder: "h9", atMost: 100 },
+        { that: "holder-never-in", holder: "h7", state: "held" },
+        { that: "leader-is-not", node: "n8" },
+        { that: "client-acknowledged", client: "c4", count: 0 },
+        { that: "storage-writes", accepted: false, holder: "h2", atMost: 100 },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const out = runScenario(r.scenario);
+    expect(out.expectations.map((x) => [x.ok, x.detail])).toEqual([
+      [false, "h9 is not a holder"],
+      [false, "h7 is not a holder"],
+      [false, "n8 is not a node"],
+      [false, "c4 is not a client"],
+      [true, "0 rejected"],
+    ]);
+    expect(out.ok).toBe(false);
+  });
+
+  it("a timeout aimed at a client or the storage is refused, not ignored", () => {
+    const r = parseScenario({
+      duration: "1s",
+      holders: { count: 1 },
+      clients: { count: 1 },
+      actions: [
+        { at: "100ms", do: "timeout", node: "c1" },
+        { at: "100ms", do: "timeout", node: "s1" },
+        { at: "100ms", do: "timeout", node: "n1" },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const out = runScenario(r.scenario);
+    expect(out.actionFailures.map((f) => f.error)).toEqual(["timeout: c1 is not a Raft node", "timeout: s1 is not a Raft node"]);
+  });
+});

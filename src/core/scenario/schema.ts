@@ -151,14 +151,17 @@ const expectation = z.discriminatedUnion("that", [
   z.strictObject({ at: duration.optional(), that: z.literal("holder-state"), holder: procRef, state: z.string().min(1) }),
   z.strictObject({ at: duration.optional(), that: z.literal("holder-was-in"), holder: procRef, state: z.string().min(1) }),
   z.strictObject({ at: duration.optional(), that: z.literal("holder-never-in"), holder: procRef, state: z.string().min(1) }),
-  z.strictObject({
-    at: duration.optional(),
-    that: z.literal("storage-writes"),
-    accepted: z.boolean(),
-    holder: procRef.optional(),
-    atLeast: z.number().int().min(0).optional(),
-    atMost: z.number().int().min(0).optional(),
-  }),
+  z
+    .strictObject({
+      at: duration.optional(),
+      that: z.literal("storage-writes"),
+      accepted: z.boolean(),
+      holder: procRef.optional(),
+      atLeast: z.number().int().min(0).optional(),
+      atMost: z.number().int().min(0).optional(),
+    })
+    // Without either bound it would check nothing and always pass.
+    .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "storage-writes needs atLeast or atMost (or both)"),
   z.strictObject({ at: duration.optional(), that: z.literal("violation"), invariant: z.string().min(1) }),
 ]);
 
