@@ -195,3 +195,12 @@ describe("expectations and actions that quietly checked or did nothing", () => {
     expect(out.actionFailures.map((f) => f.error)).toEqual(["timeout: c1 is not a Raft node", "timeout: s1 is not a Raft node"]);
   });
 });
+
+describe("JSON errors are clipped too", () => {
+  it("a long broken document does not come back whole", async () => {
+    const { parseScenarioText } = await import("../../src/core/scenario/schema");
+    const r = parseScenarioText(`{"name": "${"y".repeat(100_000)}`);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.length).toBeLessThan(300);
+  });
+});

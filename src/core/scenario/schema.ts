@@ -312,7 +312,7 @@ export function parseScenarioText(text: string): ParseResult {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { ok: false, errors: [`not valid JSON: ${(e as Error).message}`] };
+    return { ok: false, errors: [`not valid JSON: ${clip((e as Error).message, 200)}`] };
   }
   return parseScenario(json);
 }
