@@ -1,14 +1,18 @@
 /**
  * Headless runner: scenarios, seed sweeps, the random nemesis, NDJSON traces and
- * JSON results. Exit 0 when every run is clean, 1 on any invariant violation or
- * failed expectation (printing the seed that reproduces it), 2 on bad input.
+ * JSON results. Exit 0 when every run is clean, 1 when a safety rule broke (an
+ * invariant violation the scenario does not expect), 3 when no rule broke but the
+ * cluster did not do what was expected (a failed expectation, e.g. no leader after the
+ * nemesis's quiet period, or an action that could not be done), printing the seed that
+ * reproduces it; 2 on bad input, before anything runs.
  */
-import { createWriteStream, readFileSync, type WriteStream, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, createWriteStream, openSync, readFileSync, statSync, type WriteStream, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
-import { type RunResult, runScenario } from "../core/scenario/runner";
+import { type RunResult, runScenario, unexpected } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
 import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
-import { formatMicros, parseDuration } from "../core/sim/time";
+import { clip, formatMicros, MAX_DURATION_US, parseDuration } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 
 const USAGE = `Usage: npm run sim -- [options]
@@ -32,7 +36,18 @@ const USAGE = `Usage: npm run sim -- [options]
   --quiet             print failures and the summary only
   --help              this text
 
-Exit status: 0 all clean, 1 a violation or failed expectation, 2 bad input.`;
+Exit status: 0 all clean; 1 a safety rule broke (an invariant violation);
+3 no rule broke but a run failed (an expectation, e.g. a leader after the faults
+stopped, or an action that could not be done); 2 bad input (nothing ran).`;
+
+/** Exit statuses (README "Command line", docs/scenarios.md "Running"). */
+const EXIT_OK = 0;
+const EXIT_VIOLATION = 1;
+const EXIT_BAD_INPUT = 2;
+const EXIT_FAILED = 3;
+
+/** Scenario files larger than this are refused before reading (a file, not /dev/zero). */
+const MAX_SCENARIO_FILE_BYTES = 10 * 1024 * 1024;
 
 class UsageError extends Error {}
 
@@ -75,16 +90,16 @@ function parseOptions(argv: string[]): Options | "help" {
       allowPositionals: false,
     });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(clip((e as Error).message, 200));
   }
   const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
   if (v.help) return "help";
 
   const int = (name: string, text: string | undefined, lo: number, hi: number): number | undefined => {
     if (text === undefined) return undefined;
-    if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${name} must be a whole number, got "${text}"`);
+    if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${name} must be a whole number, got "${clip(text)}"`);
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < lo || n > hi) throw new UsageError(`--${name} must be from ${lo} to ${hi}, got ${text}`);
+    if (!Number.isSafeInteger(n) || n < lo || n > hi) throw new UsageError(`--${name} must be from ${lo} to ${hi}, got ${clip(text)}`);
     return n;
   };
 
@@ -94,7 +109,7 @@ function parseOptions(argv: string[]): Options | "help" {
   if (seed !== undefined) seeds = [seed];
   if (typeof v.seeds === "string") {
     const m = /^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$/.exec(v.seeds);
-    if (!m) throw new UsageError(`--seeds takes a range like 1..500, got "${v.seeds}"`);
+    if (!m) throw new UsageError(`--seeds takes a range like 1..500, got "${clip(v.seeds)}"`);
     const a = Number(m[1]);
     const b = Number(m[2]);
     if (b < a) throw new UsageError(`--seeds: ${b} is below ${a}`);
@@ -106,24 +121,35 @@ function parseOptions(argv: string[]): Options | "help" {
   if (typeof v.duration === "string") {
     const d = parseDuration(v.duration);
     if (!d.ok) throw new UsageError(`--duration: ${d.error}`);
-    if (d.us <= 0 || d.us > 24 * 3600 * 1_000_000) throw new UsageError("--duration must be between 1µs and 24h");
+    if (d.us <= 0 || d.us > MAX_DURATION_US) throw new UsageError("--duration must be between 1µs and 24h");
     durationUs = d.us;
   }
 
   if (v.nemesis !== undefined && v.nemesis !== "random" && v.nemesis !== "none") {
-    throw new UsageError(`--nemesis takes "random" or "none", got "${v.nemesis}"`);
+    throw new UsageError(`--nemesis takes "random" or "none", got "${clip(String(v.nemesis))}"`);
   }
 
   const files = (v.scenario as string[] | undefined) ?? [];
   const scenarios = files.map((file) => {
     let text: string;
     try {
+      // A device or a pipe (/dev/zero) would be read forever: only regular files, and not huge ones.
+      const st = statSync(file);
+      if (!st.isFile()) throw new UsageError(`cannot read scenario ${clip(file)}: not a regular file`);
+      if (st.size > MAX_SCENARIO_FILE_BYTES) {
+        throw new UsageError(`cannot read scenario ${clip(file)}: ${st.size} bytes, over the ${MAX_SCENARIO_FILE_BYTES / 1024 / 1024} MB limit`);
+      }
       text = readFileSync(file, "utf8");
     } catch (e) {
-      throw new UsageError(`cannot read scenario ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`cannot read scenario ${clip(file)}: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
     }
     const r = parseScenarioText(text);
-    if (!r.ok) throw new UsageError(`scenario ${file} is not valid:\n  ${r.errors.join("\n  ")}`);
+    if (!r.ok) {
+      const shown = r.errors.slice(0, 20).map((x) => clip(x, 300));
+      if (r.errors.length > shown.length) shown.push(`... and ${r.errors.length - shown.length} more`);
+      throw new UsageError(`scenario ${clip(file)} is not valid:\n  ${shown.join("\n  ")}`);
+    }
     return { file, scenario: r.scenario };
   });
 
@@ -144,7 +170,34 @@ function parseOptions(argv: string[]): Options | "help" {
   const runs = Math.max(1, scenarios.length) * (seeds?.length ?? 1);
   if (opts.trace !== undefined && runs > 1) throw new UsageError("--trace writes one run: give one scenario and one seed");
   if (opts.history !== undefined && runs > 1) throw new UsageError("--history writes one run: give one scenario and one seed");
+  if (opts.trace !== undefined) checkWritable("--trace", opts.trace);
+  if (opts.history !== undefined) checkWritable("--history", opts.history);
   return opts;
+}
+
+/** Refuses an output path that cannot be written, before the run (not with a stack trace after it). */
+function checkWritable(option: string, file: string): void {
+  let exists = true;
+  try {
+    const st = statSync(file);
+    if (st.isDirectory()) throw new UsageError(`${option} ${clip(file)}: is a directory`);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new UsageError(`${option} ${clip(file)}: ${(e as NodeJS.ErrnoException).code}`);
+    exists = false;
+  }
+  try {
+    if (exists) {
+      accessSync(file, constants.W_OK);
+    } else {
+      // Creating the file is the honest test (permissions, a missing directory, a read-only disk).
+      const dir = dirname(file);
+      accessSync(dir, constants.W_OK);
+      closeSync(openSync(file, "w"));
+    }
+  } catch (e) {
+    throw new UsageError(`${option} ${clip(file)} cannot be written: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
+  }
 }
 
 /** The run used when no scenario file is given: clients writing, optionally the nemesis. */
@@ -186,14 +239,14 @@ function main(argv: string[]): number {
   } catch (e) {
     if (e instanceof UsageError) {
       console.error(`sim: ${e.message}\n\n${USAGE}`);
-      return 2;
+      return EXIT_BAD_INPUT;
     }
     throw e;
   }
 
   const jobs: { file: string | null; scenario: Scenario }[] =
     o.scenarios.length > 0 ? o.scenarios : [{ file: null, scenario: defaultScenario(o) }];
-  const results: (RunResult & { file: string | null; reproduce: string })[] = [];
+  const results: (RunResult & { file: string | null; reproduce: string; brokeSafety: boolean })[] = [];
   let trace: WriteStream | undefined;
   const started = performance.now();
 
@@ -211,12 +264,12 @@ function main(argv: string[]): number {
           ...(trace !== undefined ? { onTrace: (e) => trace?.write(`${toNdjson(e)}\n`) } : {}),
         });
       } catch (e) {
-        console.error(`sim: ${job.file ?? job.scenario.name} cannot run with seed ${seed}: ${(e as Error).message}`);
-        return 2;
+        console.error(`sim: ${job.file ?? job.scenario.name} cannot run with seed ${seed}: ${clip((e as Error).message, 500)}`);
+        return EXIT_BAD_INPUT;
       }
       trace?.end();
       if (o.history !== undefined && r.history !== null) writeFileSync(o.history, `${JSON.stringify(r.history, null, 1)}\n`);
-      const full = { ...r, file: job.file, reproduce: reproduce(job.file, seed, o) };
+      const full = { ...r, file: job.file, reproduce: reproduce(job.file, seed, o), brokeSafety: unexpected(job.scenario, r.violations).length > 0 };
       results.push(full);
       if (!o.json) printRun(full, o.quiet);
     }
@@ -263,7 +316,7 @@ function main(argv: string[]): number {
     );
     for (const r of results.filter((x) => !x.ok).slice(0, 10)) console.log(`  reproduce: ${r.reproduce}`);
   }
-  return ok ? 0 : 1;
+  return ok ? EXIT_OK : results.some((r) => r.brokeSafety) ? EXIT_VIOLATION : EXIT_FAILED;
 }
 
 function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {

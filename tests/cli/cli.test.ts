@@ -83,7 +83,7 @@ describe("npm run sim", () => {
     for (const k of ["send", "deliver", "role", "crash", "commit"]) expect(kinds.has(k), k).toBe(true);
   });
 
-  it("exits 1 on a failed expectation and prints the command that reproduces it", () => {
+  it("exits 3 on a failed expectation (no safety rule broke) and prints the command that reproduces it", () => {
     const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
     const file = join(dir, "impossible.json");
     writeFileSync(
@@ -91,7 +91,7 @@ describe("npm run sim", () => {
       JSON.stringify({ name: "impossible", duration: "1s", network: { dropRate: 1 }, expect: [{ that: "leader-exists" }] }),
     );
     const r = sim("--scenario", file, "--seed", "9");
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.out).toContain("FAIL");
     expect(r.out).toContain(`reproduce: npm run sim -- --scenario ${file} --seed 9`);
     const j = JSON.parse(sim("--scenario", file, "--seed", "9", "--json").out);
@@ -110,12 +110,51 @@ describe("npm run sim", () => {
       [["--scenario", join(dir, "missing.json")], /cannot read scenario .*ENOENT/],
       [["--scenario", bad], /cluster\.nodes/],
       [["--seeds", "1..2", "--trace", join(dir, "t.ndjson")], /--trace writes one run/],
+      [["--scenario", "/dev/zero"], /cannot read scenario \/dev\/zero: not a regular file/],
+      [["--scenario", dir], /not a regular file/],
+      [["--trace", join(dir, "no-such-dir", "t.ndjson")], /--trace .* cannot be written: ENOENT/],
+      [["--history", dir], /--history .*: is a directory/],
+      [["--history", join(bad, "h.json")], /--history .*ENOTDIR/],
     ];
     for (const [args, message] of cases) {
       const r = sim(...args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.err, args.join(" ")).toMatch(message);
     }
+  });
+});
+
+describe("npm run sim: bad input found by fuzzing, and exit statuses", () => {
+  it("refuses a scenario file over 10 MB, and clips echoed values to 80 characters", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const huge = join(dir, "huge.json");
+    writeFileSync(huge, " ".repeat(10 * 1024 * 1024 + 1));
+    const r = sim("--scenario", huge);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/over the 10 MB limit/);
+    const long = join(dir, "long.json");
+    writeFileSync(long, JSON.stringify({ duration: "x".repeat(1_000_000), ["k".repeat(1_000_000)]: 1 }));
+    const l = sim("--scenario", long);
+    expect(l.code).toBe(2);
+    expect(l.err).toMatch(/duration: not a duration: "x{80}…"/);
+    expect(l.err.length).toBeLessThan(5000);
+    const n = sim("--nodes", "9".repeat(100_000));
+    expect(n.code).toBe(2);
+    expect(n.err).toMatch(/--nodes must be from 1 to 9, got 9{80}…/);
+    expect(n.err.length).toBeLessThan(5000);
+  });
+
+  it("exits 1 when a safety rule broke (a violation the scenario does not expect)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const unfenced = JSON.parse(readFileSync(join(root, "scenarios/lease/04-gc-pause-unfenced.json"), "utf8"));
+    // The file expects its storage corruption; without that expectation it is a broken safety rule.
+    unfenced.expect = unfenced.expect.filter((e: { that: string }) => e.that !== "violation");
+    const file = join(dir, "unfenced.json");
+    writeFileSync(file, JSON.stringify(unfenced));
+    const r = sim("--scenario", file, "--quiet");
+    expect(r.out).toContain("VIOLATION storage-corruption");
+    expect(r.code).toBe(1);
+    expect(sim("--scenario", join(root, "scenarios/lease/04-gc-pause-unfenced.json"), "--quiet").code).toBe(0);
   });
 });
 

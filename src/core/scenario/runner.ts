@@ -398,6 +398,8 @@ function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { 
   const leaders = sim.nodeIds.filter((id) => sim.status(id) !== "down" && sim.server(id).node?.role === "leader");
   const maxTerm = Math.max(...sim.nodeIds.map((id) => sim.server(id).disk.hard.term));
   const result = (ok: boolean, detail: string) => ({ description, ok, detail });
+  const missing = missingProcess(sim, e);
+  if (missing !== null) return result(false, missing);
   switch (e.that) {
     case "leader-exists":
       return result(leader !== null, leader === null ? "no leader" : `leader ${leader}, term ${sim.server(leader).node?.term}`);
@@ -503,6 +505,30 @@ function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { 
       const found = sim.violations.filter((v) => v.invariant === e.invariant);
       return result(found.length > 0, found.length > 0 ? `${found[0]?.detail}` : "no such violation");
     }
+  }
+}
+
+/** An expectation about a holder, node or client the run does not have would check nothing: it fails, saying so. */
+function missingProcess(sim: Simulation, e: Expectation): string | null {
+  const holder = (id: string | undefined) => (id === undefined || sim.holderIds.includes(id) ? null : `${id} is not a holder`);
+  const node = (id: string) => (sim.nodeIds.includes(id) ? null : `${id} is not a node`);
+  switch (e.that) {
+    case "leader-is":
+    case "leader-is-not":
+      return node(e.node);
+    case "members":
+      return e.nodes.map(node).find((x) => x !== null) ?? null;
+    case "client-acknowledged":
+      return sim.clientIds.includes(e.client) ? null : `${e.client} is not a client`;
+    case "lease-held":
+      return e.by === undefined || sim.clientIds.includes(e.by) ? null : holder(e.by);
+    case "holder-state":
+    case "holder-was-in":
+    case "holder-never-in":
+    case "storage-writes":
+      return holder(e.holder);
+    default:
+      return null;
   }
 }
 

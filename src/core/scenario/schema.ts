@@ -3,10 +3,9 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../sim/config";
+import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES, MIN_THINK_TIME_MS } from "../sim/config";
 import { ALL_FAULTS } from "../sim/nemesis";
-import { parseDuration } from "../sim/time";
-
+import { clip } from "../sim/time";
 import { actionSchema } from "./actions";
 import { at, duration, ms, procRef, rate } from "./fields";
 
@@ -98,16 +97,23 @@ const expectation = z.discriminatedUnion("that", [
   z.strictObject({ ...when, that: z.literal("holder-state"), holder: procRef, state: z.string().min(1) }),
   z.strictObject({ ...when, that: z.literal("holder-was-in"), holder: procRef, state: z.string().min(1) }),
   z.strictObject({ ...when, that: z.literal("holder-never-in"), holder: procRef, state: z.string().min(1) }),
-  z.strictObject({
-    ...when,
-    that: z.literal("storage-writes"),
-    accepted: z.boolean(),
-    holder: procRef.optional(),
-    atLeast: z.number().int().min(0).optional(),
-    atMost: z.number().int().min(0).optional(),
-  }),
+  z
+    .strictObject({
+      ...when,
+      that: z.literal("storage-writes"),
+      accepted: z.boolean(),
+      holder: procRef.optional(),
+      atLeast: z.number().int().min(0).optional(),
+      atMost: z.number().int().min(0).optional(),
+    })
+    // Without either bound it would check nothing and always pass.
+    .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "storage-writes needs atLeast or atMost (or both)"),
   z.strictObject({ ...when, that: z.literal("violation"), invariant: z.string().min(1) }),
 ]);
+
+/** Bounds on a scenario's lists: a link with 20,000 actions never opened (docs/scenarios.md). */
+export const MAX_ACTIONS = 1000;
+export const MAX_EXPECTATIONS = 1000;
 
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -140,7 +146,11 @@ export const scenarioSchema = z.strictObject({
       workload: z.enum(["none", "random"]).optional(),
       keys: z.number().int().min(1).max(1000).optional(),
       readFraction: rate.optional(),
-      thinkTimeMinMs: ms.optional(),
+      thinkTimeMinMs: z
+        .number()
+        .min(MIN_THINK_TIME_MS, `clients think at least ${MIN_THINK_TIME_MS} ms between operations, or with no latency time never moves`)
+        .max(600_000)
+        .optional(),
       thinkTimeMaxMs: ms.optional(),
       requestTimeoutMs: ms.optional(),
       retryBackoffMs: ms.optional(),
@@ -200,8 +210,8 @@ export const scenarioSchema = z.strictObject({
       includeClients: z.boolean().default(false),
     })
     .optional(),
-  actions: z.array(action).default([]),
-  expect: z.array(expectation).default([]),
+  actions: z.array(action).max(MAX_ACTIONS, `a scenario has at most ${MAX_ACTIONS} actions`).default([]),
+  expect: z.array(expectation).max(MAX_EXPECTATIONS, `a scenario has at most ${MAX_EXPECTATIONS} expectations`).default([]),
   /** How the browser shows the run (the CLI ignores it): the speed and where the time cursor stands. */
   ui: z
     .strictObject({
@@ -217,13 +227,17 @@ export type Expectation = Scenario["expect"][number];
 
 export type ParseResult = { ok: true; scenario: Scenario } | { ok: false; errors: string[] };
 
+/** At most this many schema errors are reported (a file of 1,000 bad actions need not print 1,000). */
+const MAX_ERRORS = 50;
+
 /** Validates parsed JSON (or any value). Errors read like "actions[2].node: ...". */
 export function parseScenario(input: unknown): ParseResult {
   const r = scenarioSchema.safeParse(input);
   if (!r.success) {
     return {
       ok: false,
-      errors: r.error.issues.map((i) => `${formatPath(i.path) || "scenario"}: ${i.message}`),
+      // Clipped: an unknown key or a bad value may be megabytes long, and messages may echo it.
+      errors: r.error.issues.slice(0, MAX_ERRORS).map((i) => `${clip(formatPath(i.path) || "scenario")}: ${clip(i.message, 200)}`),
     };
   }
   const s = r.data;
@@ -244,7 +258,7 @@ export function parseScenarioText(text: string): ParseResult {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { ok: false, errors: [`not valid JSON: ${(e as Error).message}`] };
+    return { ok: false, errors: [`not valid JSON: ${clip((e as Error).message, 200)}`] };
   }
   return parseScenario(json);
 }

@@ -11,6 +11,9 @@ export interface ClockState {
 
 export const MAX_DRIFT_PPM = 500_000;
 
+/** The largest clock jump, either way (24 hours in µs); the scenario schema uses the same bound. */
+export const MAX_CLOCK_JUMP_US = 24 * 3600 * 1_000_000;
+
 export function newClock(): ClockState {
   return { baseT: 0, baseLocal: 0, driftPpm: 0 };
 }
@@ -38,5 +41,10 @@ export function withDrift(c: ClockState, t: number, driftPpm: number): ClockStat
 }
 
 export function withJump(c: ClockState, t: number, jumpUs: number): ClockState {
-  return { baseT: t, baseLocal: localTime(c, t) + jumpUs, driftPpm: c.driftPpm };
+  if (!Number.isSafeInteger(jumpUs) || Math.abs(jumpUs) > MAX_CLOCK_JUMP_US) {
+    throw new Error(`a clock jump must be a whole number of µs within ±24h (±${MAX_CLOCK_JUMP_US} µs), got ${String(jumpUs).slice(0, 40)}`);
+  }
+  const local = localTime(c, t) + jumpUs;
+  if (!Number.isSafeInteger(local)) throw new Error("this jump takes the clock out of range");
+  return { baseT: t, baseLocal: local, driftPpm: c.driftPpm };
 }

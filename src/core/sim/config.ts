@@ -106,6 +106,8 @@ export const MAX_NODES = 9;
 export const MAX_SLOW_LINK_US = 60_000_000;
 export const MAX_CLIENTS = 50;
 export const MAX_HOLDERS = 50;
+/** Clients think at least 1 ms between operations, so virtual time moves even when the network has no latency. */
+export const MIN_THINK_TIME_MS = 1;
 
 export function defaultConfig(): SimConfig {
   return {
@@ -223,7 +225,14 @@ export function configProblems(c: SimConfig): string[] {
   int(c.clients.count, 0, MAX_CLIENTS, "clients.count");
   int(c.clients.keys, 1, 1000, "clients.keys");
   num(c.clients.readFraction, 0, 1, "clients.readFraction");
-  num(c.clients.thinkTimeMinMs, 0, 600_000, "clients.thinkTimeMinMs");
+  // With zero latency (also set later by a network action) and zero think time, clients would issue
+  // requests forever at one virtual instant; at 1 µs they crawl (a million operations a second).
+  const think = c.clients.thinkTimeMinMs;
+  if (!(Number.isFinite(think) && think >= MIN_THINK_TIME_MS && think <= 600_000))
+    p.push(
+      `clients.thinkTimeMinMs must be between ${MIN_THINK_TIME_MS} and 600000 (got ${think}): ` +
+        "with no think time and no latency, clients would send requests forever at one instant",
+    );
   num(c.clients.thinkTimeMaxMs, 0, 600_000, "clients.thinkTimeMaxMs");
   if (c.clients.thinkTimeMaxMs < c.clients.thinkTimeMinMs) p.push("clients.thinkTimeMaxMs must be at least thinkTimeMinMs");
   num(c.clients.requestTimeoutMs, 1, 600_000, "clients.requestTimeoutMs");

@@ -1017,7 +1017,8 @@ export class Simulation implements CheckerHost {
       case "timeout": {
         const p = this.proc(this.resolve(a.proc));
         const logic = p.logic;
-        if (!(logic instanceof RaftServer) || p.status !== "up") return;
+        if (!(logic instanceof RaftServer)) throw new ActionRefused(`timeout: ${p.id} is not a Raft node`);
+        if (p.status !== "up") return;
         this.emit({ kind: "timeout", proc: p.id });
         this.run(p, (ctx) => logic.forceTimeout(ctx));
         return;
