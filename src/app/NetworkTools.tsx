@@ -73,7 +73,8 @@ function NetworkToolsForRun() {
   const lossId = useId();
   const dupId = useId();
   const leader = view.leader;
-  const partitioned = view.network.groups.length > 0 || view.network.cuts.length > 0 || view.network.slow.length > 0;
+  const partitioned =
+    view.network.groups.length > 0 || view.network.cuts.length > 0 || view.network.slow.length > 0 || view.network.isolated.length > 0;
 
   return (
     <section className="panel network-tools" aria-labelledby="network-title">
@@ -83,6 +84,7 @@ function NetworkToolsForRun() {
           ? `Partitioned: ${view.network.groups.map((g) => `{${g.join(", ")}}`).join(" | ")}`
           : "No partition: every process reaches every other."}
         {view.network.cuts.length > 0 && ` Cut one way: ${view.network.cuts.map((c) => `${c.from} → ${c.to}`).join(", ")}.`}
+        {view.network.isolated.length > 0 && ` Disconnected: ${view.network.isolated.join(", ")}.`}
         {view.network.slow.length > 0 &&
           ` Slow one way: ${view.network.slow.map((c) => `${c.from} → ${c.to} +${c.delayUs / 1000} ms`).join(", ")}.`}
       </p>

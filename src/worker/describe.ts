@@ -249,6 +249,10 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
         text: `network: loss ${pct(e.dropRate)}, duplicates ${pct(e.duplicateRate)}, latency ${us(e.latencyMinUs)}–${us(e.latencyMaxUs)}`,
         procs: [],
       };
+    case "disconnect":
+      return { category: "fault", text: `${e.proc} is cut off from every other process`, procs: [e.proc] };
+    case "connect":
+      return { category: "fault", text: `${e.proc} is connected again`, procs: [e.proc] };
     case "slow-link":
       return {
         category: "fault",

@@ -335,6 +335,8 @@ export interface NetworkView {
   readonly groups: readonly (readonly string[])[];
   /** One-way cut links. */
   readonly cuts: readonly { readonly from: string; readonly to: string }[];
+  /** Processes cut off from every other (disconnect). */
+  readonly isolated: readonly string[];
   /** One-way slow links: messages from `from` to `to` take `delayUs` longer. */
   readonly slow: readonly { readonly from: string; readonly to: string; readonly delayUs: number }[];
   readonly dropRate: number;

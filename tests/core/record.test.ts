@@ -20,6 +20,8 @@ const EXAMPLES = {
   partition: [{ type: "partition", groups: [["n1", "n2"], ["others"]] }],
   heal: [{ type: "heal" }],
   cut: [{ type: "cut", from: "n1", to: "n3" }],
+  disconnect: [{ type: "disconnect", proc: "n3" }],
+  connect: [{ type: "connect", proc: "n3" }],
   "slow-link": [
     { type: "slow-link", from: "n2", to: "n1", delayUs: 250_001 },
     { type: "slow-link", from: "n2", to: "n1", delayUs: 0 },

@@ -52,7 +52,7 @@ function words(us: number): string {
 }
 
 /** Actions on one process named `node` in files and `proc` in the simulator. */
-function onNode<T extends "crash" | "restart" | "resume" | "timeout" | "add-node" | "remove-node">(type: T, sentence: (proc: string) => string) {
+function onNode<T extends "crash" | "restart" | "resume" | "timeout" | "add-node" | "remove-node" | "disconnect" | "connect">(type: T, sentence: (proc: string) => string) {
   return decl(type, {
     files: [z.strictObject({ ...at, do: z.literal(type), node: procRef })],
     fromFile: (a) => ({ type, proc: a.node }) as ActionOf<T>,
@@ -68,6 +68,9 @@ export const ACTIONS = {
   timeout: onNode("timeout", (p) => `force an election timeout on ${p}`),
   "add-node": onNode("add-node", (p) => `add ${p} to the cluster`),
   "remove-node": onNode("remove-node", (p) => `remove ${p} from the cluster`),
+  /** One process cut off from every other, both ways, without restating a partition; heal joins it back too. */
+  disconnect: onNode("disconnect", (p) => `disconnect ${p} from every other process`),
+  connect: onNode("connect", (p) => `connect ${p} again`),
   pause: decl("pause", {
     files: [z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration })],
     fromFile: (a) => ({ type: "pause", proc: a.node, durationUs: a.for }),

@@ -289,6 +289,7 @@ export class Checkers {
       case "pause":
       case "partition":
       case "cut":
+      case "disconnect":
       case "slow-link":
       case "clock":
         this.s.faultFree = false;
@@ -330,6 +331,7 @@ export class Checkers {
       case "restart":
       case "resume":
       case "heal":
+      case "connect":
       case "timeout":
       case "note":
       case "violation":

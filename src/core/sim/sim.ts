@@ -50,6 +50,9 @@ export type Action =
   | { readonly type: "partition"; readonly groups: readonly (readonly ProcRef[])[] }
   | { readonly type: "heal" }
   | { readonly type: "cut"; readonly from: ProcRef; readonly to: ProcRef }
+  /** Cuts one process off from every other (both ways), or joins it back; heal joins every one back. */
+  | { readonly type: "disconnect"; readonly proc: ProcRef }
+  | { readonly type: "connect"; readonly proc: ProcRef }
   /** Messages from `from` to `to` take `delayUs` longer, one way (0: back to normal); heal clears it. */
   | { readonly type: "slow-link"; readonly from: ProcRef; readonly to: ProcRef; readonly delayUs: number }
   | { readonly type: "clock"; readonly proc: ProcRef; readonly driftPpm?: number; readonly jumpUs?: number }
@@ -113,6 +116,8 @@ interface NetState {
   cuts: string[];
   /** One-way extra latency (µs) by "from>to". */
   slow: Record<string, number>;
+  /** Processes cut off from every other, both ways (disconnect), whatever the partition says. */
+  isolated: string[];
 }
 
 export interface SimSnapshot {
@@ -200,6 +205,7 @@ export class Simulation implements CheckerHost {
       groupOf: {},
       cuts: [],
       slow: {},
+      isolated: [],
     };
     // A run with loss or a nemesis is not fault-free from the start (see renewed-lease-kept).
     const faultFree = config.network.dropRate === 0 && nemesis === undefined;
@@ -369,6 +375,7 @@ export class Simulation implements CheckerHost {
     readonly groups: ProcId[][];
     readonly cuts: { from: ProcId; to: ProcId }[];
     readonly slow: { from: ProcId; to: ProcId; delayUs: number }[];
+    readonly isolated: ProcId[];
     readonly dropRate: number;
     readonly duplicateRate: number;
     readonly latencyMinUs: number;
@@ -391,6 +398,7 @@ export class Simulation implements CheckerHost {
         const i = k.indexOf(">");
         return { from: k.slice(0, i), to: k.slice(i + 1), delayUs: n.slow[k] as number };
       }),
+      isolated: n.isolated.slice(),
       dropRate: n.dropRate,
       duplicateRate: n.duplicateRate,
       latencyMinUs: n.latencyMinUs,
@@ -399,6 +407,7 @@ export class Simulation implements CheckerHost {
   }
   isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
     if (this.net.cuts.length > 0 && this.net.cuts.includes(`${from}>${to}`)) return "cut";
+    if (this.net.isolated.length > 0 && from !== to && (this.net.isolated.includes(from) || this.net.isolated.includes(to))) return "partition";
     const a = this.net.groupOf[from];
     const b = this.net.groupOf[to];
     return a !== undefined && b !== undefined && a !== b ? "partition" : null;
@@ -944,6 +953,7 @@ export class Simulation implements CheckerHost {
         this.net.groupOf = {};
         this.net.cuts = [];
         this.net.slow = {};
+        this.net.isolated = [];
         this.emit({ kind: "heal" });
         return;
       case "cut": {
@@ -952,6 +962,15 @@ export class Simulation implements CheckerHost {
         const key = `${from}>${to}`;
         if (!this.net.cuts.includes(key)) this.net.cuts.push(key);
         this.emit({ kind: "cut", from, to });
+        return;
+      }
+      case "disconnect":
+      case "connect": {
+        const id = this.resolve(a.proc);
+        const i = this.net.isolated.indexOf(id);
+        if (a.type === "disconnect" && i < 0) this.net.isolated = [...this.net.isolated, id];
+        if (a.type === "connect" && i >= 0) this.net.isolated = this.net.isolated.filter((x) => x !== id);
+        this.emit({ kind: a.type, proc: id });
         return;
       }
       case "slow-link": {
@@ -1116,7 +1135,7 @@ function freezeProc(p: Proc): Proc {
 }
 
 function cloneNet(n: NetState): NetState {
-  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: { ...n.slow } };
+  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: { ...n.slow }, isolated: n.isolated.slice() };
 }
 
 export type { NemesisConfig } from "./nemesis";

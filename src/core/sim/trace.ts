@@ -140,6 +140,8 @@ export type SimEvent =
   | { readonly kind: "heal" }
   | { readonly kind: "cut"; readonly from: ProcId; readonly to: ProcId }
   | { readonly kind: "slow-link"; readonly from: ProcId; readonly to: ProcId; readonly delayUs: number }
+  /** A process cut off from every other (both ways), or joined back. */
+  | { readonly kind: "disconnect" | "connect"; readonly proc: ProcId }
   | {
       readonly kind: "network";
       readonly dropRate: number;
