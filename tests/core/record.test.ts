@@ -12,7 +12,10 @@ type Of<T extends Action["type"]> = Extract<Action, { type: T }>;
  * here does not compile. Times are exact microseconds, some not whole milliseconds.
  */
 const EXAMPLES = {
-  crash: [{ type: "crash", proc: "n1" }],
+  crash: [
+    { type: "crash", proc: "n1" },
+    { type: "crash", proc: "leader", as: "old" },
+  ],
   restart: [{ type: "restart", proc: "n1" }],
   pause: [{ type: "pause", proc: "h1", durationUs: 1_500_001 }],
   resume: [{ type: "resume", proc: "h1" }],

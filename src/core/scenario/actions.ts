@@ -54,9 +54,13 @@ function words(us: number): string {
 /** Actions on one process named `node` in files and `proc` in the simulator. */
 function onNode<T extends "crash" | "restart" | "resume" | "timeout" | "add-node" | "remove-node" | "disconnect" | "connect">(type: T, sentence: (proc: string) => string) {
   return decl(type, {
-    files: [z.strictObject({ ...at, do: z.literal(type), node: procRef })],
-    fromFile: (a) => ({ type, proc: a.node }) as ActionOf<T>,
-    toFile: (a, when) => [{ at: when, do: type, node: (a as { proc: string }).proc }],
+    /** `as`: name the process `node` resolved to, for later actions (crash "leader" as "old", then restart "old"). */
+    files: [z.strictObject({ ...at, do: z.literal(type), node: procRef, as: z.string().min(1).max(64).optional() })],
+    fromFile: (a) => (a.as === undefined ? { type, proc: a.node } : { type, proc: a.node, as: a.as }) as ActionOf<T>,
+    toFile: (a, when) => {
+      const named = a as { proc: string; as?: string };
+      return [named.as === undefined ? { at: when, do: type, node: named.proc } : { at: when, do: type, node: named.proc, as: named.as }];
+    },
     describe: (a) => sentence((a as { proc: string }).proc),
   });
 }

@@ -42,17 +42,24 @@ export interface Envelope {
  */
 export type ProcRef = string;
 
+/**
+ * `as` on an action aimed at one process names the process the reference resolved to (e.g.
+ * crash "leader" as "old"): later actions and references reach it by that name ("restart old").
+ */
+/** The role words a reference may use; a name given with `as` may not be one. */
+const ROLE_REFS: readonly string[] = ["leader", "follower", "any-node", "any-client", "any-holder", "others"];
+
 export type Action =
-  | { readonly type: "crash"; readonly proc: ProcRef }
-  | { readonly type: "restart"; readonly proc: ProcRef }
+  | { readonly type: "crash"; readonly proc: ProcRef; readonly as?: string }
+  | { readonly type: "restart"; readonly proc: ProcRef; readonly as?: string }
   | { readonly type: "pause"; readonly proc: ProcRef; readonly durationUs: number }
-  | { readonly type: "resume"; readonly proc: ProcRef }
+  | { readonly type: "resume"; readonly proc: ProcRef; readonly as?: string }
   | { readonly type: "partition"; readonly groups: readonly (readonly ProcRef[])[] }
   | { readonly type: "heal" }
   | { readonly type: "cut"; readonly from: ProcRef; readonly to: ProcRef }
   /** Cuts one process off from every other (both ways), or joins it back; heal joins every one back. */
-  | { readonly type: "disconnect"; readonly proc: ProcRef }
-  | { readonly type: "connect"; readonly proc: ProcRef }
+  | { readonly type: "disconnect"; readonly proc: ProcRef; readonly as?: string }
+  | { readonly type: "connect"; readonly proc: ProcRef; readonly as?: string }
   /** Messages from `from` to `to` take `delayUs` longer, one way (0: back to normal); heal clears it. */
   | { readonly type: "slow-link"; readonly from: ProcRef; readonly to: ProcRef; readonly delayUs: number }
   | { readonly type: "clock"; readonly proc: ProcRef; readonly driftPpm?: number; readonly jumpUs?: number }
@@ -64,12 +71,12 @@ export type Action =
       readonly latencyMaxUs?: number;
     }
   | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
-  | { readonly type: "timeout"; readonly proc: ProcRef }
+  | { readonly type: "timeout"; readonly proc: ProcRef; readonly as?: string }
   /** The leader hands leadership to `to` (dissertation 3.10: catch it up, then TimeoutNow). */
   | { readonly type: "transfer"; readonly to: ProcRef }
   /** The leader adds a server to the configuration, or removes one (dissertation 4, one at a time). */
-  | { readonly type: "add-node"; readonly proc: ProcRef }
-  | { readonly type: "remove-node"; readonly proc: ProcRef }
+  | { readonly type: "add-node"; readonly proc: ProcRef; readonly as?: string }
+  | { readonly type: "remove-node"; readonly proc: ProcRef; readonly as?: string }
   | { readonly type: "drop-message"; readonly id: number }
   | { readonly type: "note"; readonly text: string }
   /** The holder gives its lease back (revoke through the log). */
@@ -138,6 +145,7 @@ export interface SimSnapshot {
   readonly boundsBroken: readonly BoundBroken[];
   readonly actionFailures: readonly ActionFailure[];
   readonly halted: boolean;
+  readonly names: Readonly<Record<string, ProcId>>;
 }
 
 export interface ActionFailure {
@@ -173,6 +181,8 @@ export class Simulation implements CheckerHost {
   private _violations: Violation[] = [];
   private _boundsBroken: BoundBroken[] = [];
   private _halted = false;
+  /** Names given with `as` (each object is replaced, never changed in place). */
+  private names: Readonly<Record<string, ProcId>> = {};
   private _actionFailures: ActionFailure[] = [];
   private listeners: TraceListener[] = [];
   /** One context per process, reused for every call (its clock reading is refreshed each time). */
@@ -532,6 +542,7 @@ export class Simulation implements CheckerHost {
       boundsBroken: this._boundsBroken.slice(),
       actionFailures: this._actionFailures.slice(),
       halted: this._halted,
+      names: this.names,
     };
   }
 
@@ -554,6 +565,7 @@ export class Simulation implements CheckerHost {
     this._boundsBroken = s.boundsBroken.slice();
     this._actionFailures = s.actionFailures.slice();
     this._halted = s.halted;
+    this.names = s.names;
   }
 
   // ---- CheckerHost -----------------------------------------------------------------
@@ -858,8 +870,23 @@ export class Simulation implements CheckerHost {
   }
 
   /** Resolves "leader", "follower", "any-node", "any-client" or an id. */
+  /**
+   * An action with `as`: resolve its process once, remember it under that name, and act on
+   * the process itself (so a random reference is drawn once).
+   */
+  private bindName(a: Action): Action {
+    if (!("as" in a) || a.as === undefined) return a;
+    const name = a.as;
+    if (this.procs.has(name) || ROLE_REFS.includes(name)) throw new ActionRefused(`as "${name}": that is already the name of a process or a role`);
+    const id = this.resolve(a.proc);
+    this.names = { ...this.names, [name]: id };
+    return { ...a, proc: id };
+  }
+
   resolve(ref: ProcRef): ProcId {
     if (this.procs.has(ref)) return ref;
+    const named = this.names[ref];
+    if (named !== undefined) return named;
     const upNodes = this.nodeIds.filter((id) => this.proc(id).status !== "down");
     switch (ref) {
       case "leader": {
@@ -886,7 +913,8 @@ export class Simulation implements CheckerHost {
     }
   }
 
-  private apply(a: Action): void {
+  private apply(action: Action): void {
+    const a = this.bindName(action);
     switch (a.type) {
       case "crash": {
         const p = this.proc(this.resolve(a.proc));
