@@ -483,16 +483,7 @@ export class RaftNode {
     } else if (m.term < s.term) {
       // Stale sender: tell it our term so it steps down (etcd does this for appends and pre-votes).
       if (m.type === "AppendEntries" || m.type === "InstallSnapshot") {
-        this.send(from, {
-          type: "AppendEntriesResp",
-          term: s.term,
-          success: false,
-          matchIndex: 0,
-          rejectIndex: m.type === "AppendEntries" ? m.prevLogIndex : m.snapshot.index,
-          conflictIndex: 0,
-          conflictTerm: 0,
-          readCtx: 0,
-        });
+        this.refuseAppend(from, m.type === "AppendEntries" ? m.prevLogIndex : m.snapshot.index, 0, 0, 0);
       } else if (m.type === "RequestVote") {
         this.send(from, { type: "RequestVoteResp", term: s.term, granted: false, preVote: m.preVote });
       }
@@ -744,30 +735,12 @@ export class RaftNode {
     this.resetElectionTimer(now);
 
     const reject = (conflictIndex: number, conflictTerm: number): void =>
-      this.send(from, {
-        type: "AppendEntriesResp",
-        term: s.term,
-        success: false,
-        matchIndex: 0,
-        rejectIndex: m.prevLogIndex,
-        conflictIndex,
-        conflictTerm,
-        readCtx: m.readCtx,
-      });
+      this.refuseAppend(from, m.prevLogIndex, conflictIndex, conflictTerm, m.readCtx);
 
     if (m.prevLogIndex < s.logStart) {
       // Before our snapshot: everything up to the commit index matches the leader (etcd
       // answers such an append with its commit index the same way).
-      this.send(from, {
-        type: "AppendEntriesResp",
-        term: s.term,
-        success: true,
-        matchIndex: s.commitIndex,
-        rejectIndex: 0,
-        conflictIndex: 0,
-        conflictTerm: 0,
-        readCtx: m.readCtx,
-      });
+      this.acceptAppend(from, s.commitIndex, m.readCtx);
       return;
     }
     // Consistency check (section 5.3), with the fast back-up hint.
@@ -797,16 +770,7 @@ export class RaftNode {
     const lastNew = m.prevLogIndex + m.entries.length;
     const commit = Math.min(m.leaderCommit, lastNew);
     if (commit > s.commitIndex) this.setCommit(commit);
-    this.send(from, {
-      type: "AppendEntriesResp",
-      term: s.term,
-      success: true,
-      matchIndex: lastNew,
-      rejectIndex: 0,
-      conflictIndex: 0,
-      conflictTerm: 0,
-      readCtx: m.readCtx,
-    });
+    this.acceptAppend(from, lastNew, m.readCtx);
   }
 
   /** InstallSnapshot (section 7, Figure 13) from the leader of this term, answered like an append. */
@@ -836,16 +800,7 @@ export class RaftNode {
       this.recomputeConfig(true);
       this.setCommit(snap.index);
     }
-    this.send(from, {
-      type: "AppendEntriesResp",
-      term: s.term,
-      success: true,
-      matchIndex: s.commitIndex,
-      rejectIndex: 0,
-      conflictIndex: 0,
-      conflictTerm: 0,
-      readCtx: 0,
-    });
+    this.acceptAppend(from, s.commitIndex, 0);
   }
 
   /**
@@ -1230,6 +1185,34 @@ export class RaftNode {
     const pr = this.st.progress[peer];
     if (pr === undefined) throw new Error(`${this.id}: no progress for ${peer}`);
     return pr;
+  }
+
+  /** An append (or a snapshot, answered the same way) matched: our log matches the leader's up to matchIndex. */
+  private acceptAppend(to: NodeId, matchIndex: number, readCtx: number): void {
+    this.send(to, {
+      type: "AppendEntriesResp",
+      term: this.st.term,
+      success: true,
+      matchIndex,
+      rejectIndex: 0,
+      conflictIndex: 0,
+      conflictTerm: 0,
+      readCtx,
+    });
+  }
+
+  /** An append refused at prevLogIndex `rejectIndex`, with the fast back-up hint (section 5.3). */
+  private refuseAppend(to: NodeId, rejectIndex: number, conflictIndex: number, conflictTerm: number, readCtx: number): void {
+    this.send(to, {
+      type: "AppendEntriesResp",
+      term: this.st.term,
+      success: false,
+      matchIndex: 0,
+      rejectIndex,
+      conflictIndex,
+      conflictTerm,
+      readCtx,
+    });
   }
 
   private send(to: NodeId, msg: RaftMessage): void {
