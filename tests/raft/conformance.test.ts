@@ -20,22 +20,9 @@ import type { Entry, NodeId, RaftMessage, RequestVote, RequestVoteResp } from ".
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import { ms, sec } from "../../src/core/sim/time";
-import { type Envelope, electedCluster, Host, ids, logOf, Net, raftConfig, termsOf } from "./harness";
+import { type Envelope, electedCluster, Host, ids, logOf, Net, raftConfig, termsOf, only, rv } from "./harness";
 
-function rv(term: number, lastLogIndex: number, lastLogTerm: number, preVote = false): RequestVote {
-  return { type: "RequestVote", term, lastLogIndex, lastLogTerm, preVote };
-}
 
-/** The only message of `type` in a list of outgoing messages, addressed to `to`. */
-function only<T extends RaftMessage["type"]>(
-  msgs: readonly { to: NodeId; msg: RaftMessage }[],
-  to: NodeId,
-  type: T,
-): Extract<RaftMessage, { type: T }> {
-  const found = msgs.filter((o) => o.to === to && o.msg.type === type);
-  expect(found, `exactly one ${type} to ${to}`).toHaveLength(1);
-  return (found[0] as { msg: RaftMessage }).msg as Extract<RaftMessage, { type: T }>;
-}
 
 /** Entries carried by the appends among `msgs` (to `to`, or to anyone). */
 function entriesSent(msgs: readonly { to: NodeId; msg: RaftMessage }[], to?: NodeId): Entry[] {

@@ -3,8 +3,9 @@
  * Ready to a simulated disk (checking the persist-before-send rule on every Ready),
  * and a tiny network whose messages the tests route, drop or rewrite by hand.
  */
+import { expect } from "vitest";
 import { RaftNode, UNCOMPACTED } from "../../src/core/raft/node";
-import type { Entry, HardState, LogStart, NodeId, RaftConfig, RaftMessage, Ready, Snapshot } from "../../src/core/raft/types";
+import type { Entry, HardState, LogStart, NodeId, RaftConfig, RaftMessage, Ready, RequestVote, Snapshot } from "../../src/core/raft/types";
 import { Rng } from "../../src/core/sim/rng";
 
 export const ELECTION_MIN_US = 150_000;
@@ -291,4 +292,20 @@ export function electedCluster(n: number, over: Partial<RaftConfig> = {}, leader
   net.run();
   if (net.node(leader).role !== "leader") throw new Error(`${leader} did not win`);
   return net;
+}
+
+/** A vote (or pre-vote) request. */
+export function rv(term: number, lastLogIndex: number, lastLogTerm: number, preVote = false): RequestVote {
+  return { type: "RequestVote", term, lastLogIndex, lastLogTerm, preVote };
+}
+
+/** The only message of `type` in a list of outgoing messages, addressed to `to`. */
+export function only<T extends RaftMessage["type"]>(
+  msgs: readonly { to: NodeId; msg: RaftMessage }[],
+  to: NodeId,
+  type: T,
+): Extract<RaftMessage, { type: T }> {
+  const found = msgs.filter((o) => o.to === to && o.msg.type === type);
+  expect(found, `exactly one ${type} to ${to}`).toHaveLength(1);
+  return (found[0] as { msg: RaftMessage }).msg as Extract<RaftMessage, { type: T }>;
 }

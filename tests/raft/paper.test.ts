@@ -21,7 +21,7 @@ import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import { ms, sec } from "../../src/core/sim/time";
 import type { TraceEvent } from "../../src/core/sim/trace";
-import { type Disk, type Envelope, electedCluster, entry, Host, ids, logOf, Net, persistProblems, raftConfig, termsOf } from "./harness";
+import { type Disk, type Envelope, electedCluster, entry, Host, ids, logOf, Net, persistProblems, raftConfig, termsOf, only, rv } from "./harness";
 
 // ---- message builders ----------------------------------------------------------
 
@@ -31,23 +31,10 @@ function ae(term: number, prevLogIndex: number, prevLogTerm: number, entries: En
 function aeResp(term: number, success: boolean, matchIndex = 0, rejectIndex = 0): AppendEntriesResp {
   return { type: "AppendEntriesResp", term, success, matchIndex, rejectIndex, conflictIndex: 0, conflictTerm: 0, readCtx: 0 };
 }
-function rv(term: number, lastLogIndex: number, lastLogTerm: number, preVote = false): RequestVote {
-  return { type: "RequestVote", term, lastLogIndex, lastLogTerm, preVote };
-}
 function rvResp(term: number, granted: boolean, preVote = false): RequestVoteResp {
   return { type: "RequestVoteResp", term, granted, preVote };
 }
 
-/** The only message of `type` in a list of outgoing messages, addressed to `to`. */
-function only<T extends RaftMessage["type"]>(
-  msgs: readonly { to: NodeId; msg: RaftMessage }[],
-  to: NodeId,
-  type: T,
-): Extract<RaftMessage, { type: T }> {
-  const found = msgs.filter((o) => o.to === to && o.msg.type === type);
-  expect(found, `exactly one ${type} to ${to}`).toHaveLength(1);
-  return (found[0] as { msg: RaftMessage }).msg as Extract<RaftMessage, { type: T }>;
-}
 
 /** The ReadIndex round an append carries. */
 function readCtxOf(o: { msg: RaftMessage } | undefined): number {
