@@ -8,11 +8,12 @@ import { type RunResult, runScenario } from "../../src/core/scenario/runner";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseScenario, parseScenarioText } from "../../src/core/scenario/schema";
+import type { TraceEvent } from "../../src/core/sim/trace";
 
-function run(input: Record<string, unknown>): RunResult {
+function run(input: Record<string, unknown>, onTrace?: (e: TraceEvent) => void): RunResult {
   const parsed = parseScenario({ name: "t", seed: 4, duration: "4s", ...input });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  return runScenario(parsed.scenario);
+  return runScenario(parsed.scenario, onTrace === undefined ? {} : { onTrace });
 }
 
 const outcome = (r: RunResult): string[] => r.expectations.map((x) => `${x.ok ? "pass" : "FAIL"} ${x.detail}`);
@@ -121,28 +122,24 @@ describe("a slow link, one way (scenarios/raft/slow-link.json)", () => {
   });
 });
 
-
 describe("naming a role once (as)", () => {
   it("crash the leader as old, then restart old: the very node that was leader comes back as a follower", () => {
-    const parsed = parseScenario({
-      name: "as",
-      seed: 4,
-      duration: "5s",
-      actions: [
-        { at: "2s", do: "crash", node: "leader", as: "old" },
-        { at: "3s", do: "restart", node: "old" },
-      ],
-      expect: [{ at: "5s", that: "leader-exists" }],
-    });
-    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const crashed: string[] = [];
     const restarted: string[] = [];
-    const r = runScenario(parsed.scenario, {
-      onTrace: (e) => {
+    const r = run(
+      {
+        duration: "5s",
+        actions: [
+          { at: "2s", do: "crash", node: "leader", as: "old" },
+          { at: "3s", do: "restart", node: "old" },
+        ],
+        expect: [{ at: "5s", that: "leader-exists" }],
+      },
+      (e) => {
         if (e.kind === "crash") crashed.push(e.proc);
         if (e.kind === "restart") restarted.push(e.proc);
       },
-    });
+    );
     expect(r.ok).toBe(true);
     expect(crashed).toHaveLength(1);
     expect(restarted).toEqual(crashed);
@@ -150,23 +147,20 @@ describe("naming a role once (as)", () => {
   });
 
   it("a random reference is drawn once; a name that is a process or a role is refused", () => {
-    const parsed = parseScenario({
-      name: "as",
-      seed: 4,
-      duration: "3s",
-      actions: [
-        { at: "1s", do: "disconnect", node: "any-node", as: "x" },
-        { at: "2s", do: "connect", node: "x" },
-        { at: "2s", do: "crash", node: "follower", as: "leader" },
-      ],
-    });
-    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const moves: string[] = [];
-    const r = runScenario(parsed.scenario, {
-      onTrace: (e) => {
+    const r = run(
+      {
+        duration: "3s",
+        actions: [
+          { at: "1s", do: "disconnect", node: "any-node", as: "x" },
+          { at: "2s", do: "connect", node: "x" },
+          { at: "2s", do: "crash", node: "follower", as: "leader" },
+        ],
+      },
+      (e) => {
         if (e.kind === "disconnect" || e.kind === "connect") moves.push(`${e.kind} ${e.proc}`);
       },
-    });
+    );
     const target = moves[0]?.split(" ")[1];
     expect(moves).toEqual([`disconnect ${target}`, `connect ${target}`]);
     expect(r.actionFailures.map((f) => f.error)).toEqual(['as "leader": that is already the name of a process or a role']);

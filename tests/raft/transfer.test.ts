@@ -21,6 +21,16 @@ function transferEvents(rds: readonly { events: readonly NodeEvent[] }[]): strin
   return rds.flatMap((rd) => rd.events.flatMap((e) => (e.type === "transfer" ? [`${e.phase} ${e.to}`] : [])));
 }
 
+/** A 3-node cluster led by n1 in which n3 missed the last entry. */
+function n3Behind() {
+  const net = electedCluster(3);
+  const n1 = net.node("n1");
+  n1.propose(put);
+  net.flush("n1");
+  net.run((e) => e.to !== "n3");
+  return { net, n1 };
+}
+
 describe("leadership transfer (dissertation 3.10)", () => {
   it("3.10 an up-to-date target gets TimeoutNow at once, campaigns without a pre-vote, and wins in the next term", () => {
     const net = electedCluster(3, { preVote: true, checkQuorum: true });
@@ -53,12 +63,7 @@ describe("leadership transfer (dissertation 3.10)", () => {
   });
 
   it("3.10 a lagging target is caught up first: TimeoutNow only once its log matches the leader's", () => {
-    const net = electedCluster(3);
-    const n1 = net.node("n1");
-    // n3 misses an entry.
-    n1.propose(put);
-    net.flush("n1");
-    net.run((e) => e.to !== "n3");
+    const { net, n1 } = n3Behind();
     expect(n1.progress.n3?.match).toBeLessThan(n1.lastIndex);
     expect(n1.transferLeadership(net.now, "n3")).toBeNull();
     const rd = net.flush("n1");
@@ -75,22 +80,14 @@ describe("leadership transfer (dissertation 3.10)", () => {
   });
 
   it("3.10 the leader takes no proposals while it hands over", () => {
-    const net = electedCluster(3);
-    const n1 = net.node("n1");
-    n1.propose(put);
-    net.flush("n1");
-    net.run((e) => e.to !== "n3");
+    const { net, n1 } = n3Behind();
     n1.transferLeadership(net.now, "n3");
     expect(n1.propose({ ...put, seq: 2 })).toBeNull();
     expect(n1.transferee).toBe("n3");
   });
 
   it("3.10 a transfer to a server that does not answer is given up after an election timeout, and proposals resume", () => {
-    const net = electedCluster(3);
-    const n1 = net.node("n1");
-    n1.propose(put);
-    net.flush("n1");
-    net.run((e) => e.to !== "n3");
+    const { net, n1 } = n3Behind();
     n1.transferLeadership(net.now, "n3");
     net.flush("n1");
     net.take((e) => e.to === "n3");
