@@ -121,8 +121,8 @@ interface NetState {
   groupOf: Record<ProcId, number>;
   /** One-way cuts "from>to". */
   cuts: string[];
-  /** One-way extra latency (µs) by "from>to". */
-  slow: Record<string, number>;
+  /** One-way slow links: extra latency (µs) from one process to another (usually none: the send path checks the length first). */
+  slow: { readonly from: ProcId; readonly to: ProcId; readonly delayUs: number }[];
   /** Processes cut off from every other, both ways (disconnect), whatever the partition says. */
   isolated: string[];
 }
@@ -214,7 +214,7 @@ export class Simulation implements CheckerHost {
       duplicateRate: n.duplicateRate,
       groupOf: {},
       cuts: [],
-      slow: {},
+      slow: [],
       isolated: [],
     };
     // A run with loss or a nemesis is not fault-free from the start (see renewed-lease-kept).
@@ -404,10 +404,7 @@ export class Simulation implements CheckerHost {
         const i = k.indexOf(">");
         return { from: k.slice(0, i), to: k.slice(i + 1) };
       }),
-      slow: Object.keys(n.slow).map((k) => {
-        const i = k.indexOf(">");
-        return { from: k.slice(0, i), to: k.slice(i + 1), delayUs: n.slow[k] as number };
-      }),
+      slow: n.slow.slice(),
       isolated: n.isolated.slice(),
       dropRate: n.dropRate,
       duplicateRate: n.duplicateRate,
@@ -415,6 +412,12 @@ export class Simulation implements CheckerHost {
       latencyMaxUs: n.latencyMaxUs,
     };
   }
+  /** The extra latency of a slow link from `from` to `to` (µs; 0 when none). */
+  private slowDelay(from: ProcId, to: ProcId): number {
+    if (this.net.slow.length === 0) return 0;
+    return this.net.slow.find((l) => l.from === from && l.to === to)?.delayUs ?? 0;
+  }
+
   isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
     if (this.net.cuts.length > 0 && this.net.cuts.includes(`${from}>${to}`)) return "cut";
     if (this.net.isolated.length > 0 && from !== to && (this.net.isolated.includes(from) || this.net.isolated.includes(to))) return "partition";
@@ -790,7 +793,7 @@ export class Simulation implements CheckerHost {
     if (!this.procs.has(to)) throw new Error(`${from} sent to unknown process ${to}`);
     const copies = this.netRng.chance(this.net.duplicateRate) ? 2 : 1;
     for (let i = 0; i < copies; i++) {
-      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs) + (this.net.slow[`${from}>${to}`] ?? 0);
+      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs) + this.slowDelay(from, to);
       const blocked = this.isBlocked(from, to);
       const lost = this.netRng.chance(this.net.dropRate);
       const env: Envelope = {
@@ -980,7 +983,7 @@ export class Simulation implements CheckerHost {
       case "heal":
         this.net.groupOf = {};
         this.net.cuts = [];
-        this.net.slow = {};
+        this.net.slow = [];
         this.net.isolated = [];
         this.emit({ kind: "heal" });
         return;
@@ -1007,9 +1010,8 @@ export class Simulation implements CheckerHost {
         if (!Number.isSafeInteger(a.delayUs) || a.delayUs < 0 || a.delayUs > MAX_SLOW_LINK_US) {
           throw new ActionRefused(`slow-link: the extra delay must be from 0 to ${MAX_SLOW_LINK_US / 1_000_000} s`);
         }
-        const key = `${from}>${to}`;
-        if (a.delayUs === 0) delete this.net.slow[key];
-        else this.net.slow[key] = a.delayUs;
+        const others = this.net.slow.filter((l) => l.from !== from || l.to !== to);
+        this.net.slow = a.delayUs === 0 ? others : [...others, { from, to, delayUs: a.delayUs }];
         this.emit({ kind: "slow-link", from, to, delayUs: a.delayUs });
         return;
       }
@@ -1163,7 +1165,7 @@ function freezeProc(p: Proc): Proc {
 }
 
 function cloneNet(n: NetState): NetState {
-  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: { ...n.slow }, isolated: n.isolated.slice() };
+  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: n.slow.slice(), isolated: n.isolated.slice() };
 }
 
 export type { NemesisConfig } from "./nemesis";
