@@ -298,12 +298,12 @@ export class RaftServer implements ProcessLogic {
       return;
     }
     const reply: LeaseRefreshReply = { ...base, ok: true, ttlMs: out.ttlMs };
-    if (s.checkpoint && v.sm.leases.info(m.name)?.checkpointRemainingMs != null) {
+    const held = s.checkpoint ? v.sm.leases.info(m.name) : null;
+    if (held != null && held.checkpointRemainingMs !== null) {
       // etcd (lessor.Renew): a renewal of a checkpointed lease first replaces the checkpoint,
       // and is answered once that is applied. Otherwise a new leader would resume from the
       // stale checkpoint and expire the lease before the holder's renewed deadline.
-      const grantIndex = v.sm.leases.info(m.name)?.grantIndex ?? m.token;
-      const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, grantIndex, remainingMs: out.ttlMs }] };
+      const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, grantIndex: held.grantIndex, remainingMs: out.ttlMs }] };
       const at = v.node.propose({ type: "system", op });
       if (at !== null) v.refreshes.set(at.index, { to: from, reply });
       else ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.transferee });
