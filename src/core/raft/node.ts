@@ -587,19 +587,7 @@ export class RaftNode {
     s.progress = {};
     for (const p of this.peers) {
       // A granted vote is contact: the voters acknowledged this leader just now.
-      const voted = s.votes[p] === true;
-      s.progress[p] = {
-        state: "probe",
-        next: this.lastIndex + 1,
-        match: 0,
-        probeSent: false,
-        inflight: [],
-        heartbeatAfterAppend: false,
-        active: false,
-        lastHeardAt: voted ? now : Number.NEGATIVE_INFINITY,
-        pendingSnapshot: 0,
-        snapshotHeartbeats: 0,
-      };
+      s.progress[p] = this.freshProgress(false, s.votes[p] === true ? now : Number.NEGATIVE_INFINITY);
     }
     s.heartbeatDeadline = now + this.cfg.heartbeatIntervalUs;
     s.checkQuorumDeadline = now + this.cfg.electionTimeoutMinUs;
@@ -1137,18 +1125,7 @@ export class RaftNode {
     for (const p of this.peers) {
       if (s.progress[p] !== undefined) continue;
       // A server joining: probe it from our end; the answers walk back to where its log matches.
-      s.progress[p] = {
-        state: "probe",
-        next: this.lastIndex + 1,
-        match: 0,
-        probeSent: false,
-        inflight: [],
-        heartbeatAfterAppend: false,
-        active: true,
-        lastHeardAt: s.lastNow,
-        pendingSnapshot: 0,
-        snapshotHeartbeats: 0,
-      };
+      s.progress[p] = this.freshProgress(true, s.lastNow);
     }
   }
 
@@ -1185,6 +1162,22 @@ export class RaftNode {
     const pr = this.st.progress[peer];
     if (pr === undefined) throw new Error(`${this.id}: no progress for ${peer}`);
     return pr;
+  }
+
+  /** What a leader knows of a follower it starts with: nothing, so it probes from its own log's end. */
+  private freshProgress(active: boolean, lastHeardAt: number): Progress {
+    return {
+      state: "probe",
+      next: this.lastIndex + 1,
+      match: 0,
+      probeSent: false,
+      inflight: [],
+      heartbeatAfterAppend: false,
+      active,
+      lastHeardAt,
+      pendingSnapshot: 0,
+      snapshotHeartbeats: 0,
+    };
   }
 
   /** An append (or a snapshot, answered the same way) matched: our log matches the leader's up to matchIndex. */
