@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseScenario, parseScenarioText } from "../../src/core/scenario/schema";
+import { scenarioConfig } from "../../src/core/scenario/runner";
+import { parseScenario, parseScenarioText, type Scenario } from "../../src/core/scenario/schema";
+import { configProblems, defaultConfig, mergeConfig, SETTING_FIELDS } from "../../src/core/sim/config";
 
 const errorsOf = (input: unknown): string[] => {
   const r = parseScenario(input);
@@ -7,6 +9,36 @@ const errorsOf = (input: unknown): string[] => {
 };
 
 describe("scenario validation", () => {
+  it("takes each setting's type and range from its one declaration, so the file and the simulator agree", () => {
+    // A 15-minute lease TTL: the simulator allows up to an hour; the file used to refuse it.
+    const long = parseScenario({ holders: { count: 1, ttlMs: 900_000 } });
+    expect(long.ok).toBe(true);
+    expect(configProblems(scenarioConfig((long as { ok: true; scenario: Scenario }).scenario))).toEqual([]);
+    // electionTimeoutMinMs 0 used to pass the file's schema and fail later, in the simulator.
+    expect(errorsOf({ cluster: { electionTimeoutMinMs: 0 } })).toEqual(["cluster.electionTimeoutMinMs: must be between 1 and 600000 (got 0)"]);
+    expect(configProblems(mergeConfig(defaultConfig(), { raft: { electionTimeoutMinMs: 0 } }))).toEqual([
+      "electionTimeoutMinMs must be between 1 and 600000 (got 0)",
+    ]);
+    // Every field of every section the file may set is one the settings declare, with the same bounds.
+    for (const [section, fields] of Object.entries(SETTING_FIELDS)) {
+      for (const name of Object.keys(fields)) {
+        const where = section === "raft" ? "cluster" : section;
+        expect(errorsOf({ [where]: { [name]: "not a setting value" } }), `${where}.${name}`).toHaveLength(1);
+      }
+    }
+    expect(errorsOf({ holders: { ttlMs: 3_600_001 } })).toEqual(["holders.ttlMs: must be between 1 and 3600000 (got 3600001)"]);
+    expect(errorsOf({ holders: { leaseNames: [] } })).toEqual(["holders.leaseNames: must name at least one lease, each 1 to 64 characters"]);
+  });
+
+  it("keeps only the checks that compare two settings outside the schema", () => {
+    const c = mergeConfig(defaultConfig(), { raft: { heartbeatIntervalMs: 200 }, network: { latencyMinMs: 30, latencyMaxMs: 10 } });
+    expect(configProblems(c)).toEqual([
+      "heartbeatIntervalMs must be shorter than electionTimeoutMinMs, or followers time out between heartbeats",
+      "latencyMaxMs must be at least latencyMinMs",
+    ]);
+    expect(configProblems(defaultConfig())).toEqual([]);
+  });
+
   it("accepts a minimal scenario and fills defaults", () => {
     const r = parseScenario({});
     expect(r.ok).toBe(true);

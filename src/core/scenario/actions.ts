@@ -13,8 +13,11 @@
  * here does not compile (`satisfies ActionTable`), nor does an entry that forgets a part.
  */
 import { z } from "zod";
+import { SETTING_FIELDS } from "../sim/config";
 import type { Action } from "../sim/sim";
-import { at, duration, ms, procRef, rate, signedDuration } from "./fields";
+import { at, duration, procRef, signedDuration } from "./fields";
+
+const NET = SETTING_FIELDS.network;
 
 /** A scenario action as written in a file (the input side of the schema). */
 export type ScenarioActionInput = { readonly at: string; readonly do: string } & Record<string, unknown>;
@@ -149,10 +152,11 @@ export const ACTIONS = {
       z.strictObject({
         ...at,
         do: z.literal("network"),
-        dropRate: rate.optional(),
-        duplicateRate: rate.optional(),
-        latencyMinMs: ms.optional(),
-        latencyMaxMs: ms.optional(),
+        // The same fields, types and ranges as the settings' network section (sim/config.ts).
+        dropRate: NET.dropRate.unwrap().optional(),
+        duplicateRate: NET.duplicateRate.unwrap().optional(),
+        latencyMinMs: NET.latencyMinMs.unwrap().optional(),
+        latencyMaxMs: NET.latencyMaxMs.unwrap().optional(),
       }),
     ],
     fromFile: (a) => {

@@ -40,8 +40,6 @@ export const signedDuration = z.union([z.string(), z.number()]).transform((v, ct
 });
 
 export const procRef = z.string().min(1, "name a process: n1..n9, c1.., or leader / follower / any-node / any-client");
-export const rate = z.number().min(0).max(1);
-export const ms = z.number().min(0).max(600_000);
 
 /**
  * What every action has: its time, and whether it may find nothing to act on. An optional

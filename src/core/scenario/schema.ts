@@ -3,11 +3,11 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_CLIENTS, MAX_HOLDERS, MAX_NODES, MIN_THINK_TIME_MS } from "../sim/config";
+import { MAX_NODES, SETTING_FIELDS, simConfigSchema } from "../sim/config";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { clip } from "../sim/time";
 import { actionSchema } from "./actions";
-import { at, duration, ms, procRef, rate } from "./fields";
+import { duration, procRef } from "./fields";
 
 /** The nemesis may not act more often than this (µs): a storm of faults every microsecond only burns time. */
 const MIN_NEMESIS_INTERVAL_US = 1000;
@@ -115,88 +115,32 @@ const expectation = z.discriminatedUnion("that", [
 export const MAX_ACTIONS = 1000;
 export const MAX_EXPECTATIONS = 1000;
 
+/** A section of the settings as a file sets it: each field optional, without its default. */
+function fileSection<T extends Record<string, z.ZodDefault<z.ZodType>>>(fields: T) {
+  const shape = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.unwrap().optional()]));
+  return z.strictObject(shape as { [K in keyof T]: z.ZodOptional<ReturnType<T[K]["unwrap"]>> });
+}
+
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1).default(1),
   name: z.string().min(1).default("untitled"),
   description: z.string().default(""),
-  seed: z.number().int().refine(Number.isSafeInteger, "seed must be a safe integer").default(1),
+  seed: simConfigSchema.shape.seed,
   duration: duration.default(10_000_000),
-  cluster: z
-    .strictObject({
-      nodes: z.number().int().min(1).max(MAX_NODES).optional(),
-      /** Spare servers, outside the first configuration, for add-node (dissertation 4). */
-      spares: z.number().int().min(0).max(MAX_NODES - 1).optional(),
-      electionTimeoutMinMs: ms.optional(),
-      electionTimeoutMaxMs: ms.optional(),
-      heartbeatIntervalMs: ms.optional(),
-      preVote: z.boolean().optional(),
-      checkQuorum: z.boolean().optional(),
-      maxEntriesPerAppend: z.number().int().min(1).max(10_000).optional(),
-      snapshotEveryEntries: z.number().int().min(0).max(1_000_000).optional(),
-      snapshotKeepEntries: z.number().int().min(0).max(1_000_000).optional(),
-    })
-    .default({}),
-  network: z
-    .strictObject({ latencyMinMs: ms.optional(), latencyMaxMs: ms.optional(), dropRate: rate.optional(), duplicateRate: rate.optional() })
-    .default({}),
-  clients: z
-    .strictObject({
-      count: z.number().int().min(0).max(MAX_CLIENTS).optional(),
-      workload: z.enum(["none", "random"]).optional(),
-      keys: z.number().int().min(1).max(1000).optional(),
-      readFraction: rate.optional(),
-      thinkTimeMinMs: z
-        .number()
-        .min(MIN_THINK_TIME_MS, `clients think at least ${MIN_THINK_TIME_MS} ms between operations, or with no latency time never moves`)
-        .max(600_000)
-        .optional(),
-      thinkTimeMaxMs: ms.optional(),
-      requestTimeoutMs: ms.optional(),
-      retryBackoffMs: ms.optional(),
-      maxAttempts: z.number().int().min(1).optional(),
-    })
-    .default({}),
-  lease: z
-    .strictObject({
-      minTtlMs: ms.optional(),
-      expiryCheckIntervalMs: ms.optional(),
-      expirySlackFactor: z.number().min(1).max(10).optional(),
-      lockDelayMs: ms.optional(),
-      checkpoint: z.boolean().optional(),
-      checkpointIntervalMs: ms.optional(),
-      leaderChangeExtensionMs: ms.optional(),
-      poolSize: z.number().int().min(0).max(10_000).optional(),
-      poolShortenAt: rate.optional(),
-      poolShortTtlMs: ms.optional(),
-      poolDenyRenewalsWhenFull: z.boolean().optional(),
-    })
-    .default({}),
-  holders: z
-    .strictObject({
-      count: z.number().int().min(0).max(MAX_HOLDERS).optional(),
+  // The settings' sections, derived from their one declaration (sim/config.ts): every field
+  // optional, with the same type and range; what a file leaves out keeps its default.
+  cluster: fileSection({ ...SETTING_FIELDS.raft, nodes: simConfigSchema.shape.nodes, spares: simConfigSchema.shape.spares }).default({}),
+  network: fileSection(SETTING_FIELDS.network).default({}),
+  clients: fileSection(SETTING_FIELDS.clients).default({}),
+  lease: fileSection(SETTING_FIELDS.lease).default({}),
+  holders: fileSection(SETTING_FIELDS.holders)
+    .extend({
       /** Renewal presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at 7/8 (T2). */
       preset: z.enum(["etcd", "dhcp"]).optional(),
-      leaseNames: z.array(z.string().min(1).max(64)).min(1).optional(),
-      ttlMs: ms.optional(),
-      renewFraction: z.number().min(0.01).max(0.99).optional(),
-      rebindFraction: z.number().min(0).max(0.99).optional(),
-      renewJitter: z.number().min(0).max(0.5).optional(),
-      driftMarginPpm: z.number().int().min(0).max(500_000).optional(),
-      gracePeriodMs: ms.optional(),
-      requestTimeoutMs: ms.optional(),
-      retryBackoffMinMs: ms.optional(),
-      retryBackoffMaxMs: ms.optional(),
-      acquireRetryMs: ms.optional(),
-      workIntervalMs: ms.optional(),
-      workGapMs: ms.optional(),
-      holdForMs: ms.optional(),
-      startAfterMs: ms.optional(),
-      startStaggerMs: ms.optional(),
-      registerKey: z.boolean().optional(),
     })
     .default({}),
-  storage: z.strictObject({ fencing: z.boolean().optional() }).default({}),
+  storage: fileSection(SETTING_FIELDS.storage).default({}),
   nemesis: z
     .strictObject({
       /** The kinds of fault, pinned (equally likely). Left out: swarm, each run draws its own mix from its seed. */
