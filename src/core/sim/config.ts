@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { HolderSettings } from "../holder/types";
 import type { LeaseServerSettings } from "../lease/types";
 import { clip } from "./time";
+import { MESSAGE_TYPES, type MessageType } from "./trace";
 
 export const MAX_NODES = 9;
 /** The longest extra delay a slow link may add (µs): a minute. */
@@ -46,6 +47,16 @@ const raftFields = {
 const networkFields = {
   latencyMinMs: between(0, MINUTES_10).default(10),
   latencyMaxMs: between(0, MINUTES_10).default(20),
+  /**
+   * Latency by type of message, instead of the range above: replies slower than requests
+   * (6.824's long reordering), or snapshots slower than heartbeats.
+   */
+  latencyByType: z
+    .partialRecord(
+      z.enum(MESSAGE_TYPES as [MessageType, ...MessageType[]], { error: (iss) => `${clip(String(iss.input))} is not a type of message (${MESSAGE_TYPES.join(", ")})` }),
+      z.strictObject({ minMs: between(0, MINUTES_10), maxMs: between(0, MINUTES_10) }),
+    )
+    .default(() => ({})),
   /** Probability (0..1) that a message is lost. */
   dropRate: between(0, 1).default(0),
   /** Probability (0..1) that a message is delivered twice. */
@@ -206,6 +217,9 @@ export function configProblems(c: SimConfig): string[] {
     p.push("heartbeatIntervalMs must be shorter than electionTimeoutMinMs, or followers time out between heartbeats");
   }
   if (c.network.latencyMaxMs < c.network.latencyMinMs) p.push("latencyMaxMs must be at least latencyMinMs");
+  for (const [type, r] of Object.entries(c.network.latencyByType)) {
+    if (r !== undefined && r.maxMs < r.minMs) p.push(`latencyByType.${type}: maxMs must be at least minMs`);
+  }
   if (c.clients.thinkTimeMaxMs < c.clients.thinkTimeMinMs) p.push("clients.thinkTimeMaxMs must be at least thinkTimeMinMs");
   const h = c.holders;
   if (h.rebindFraction !== 0 && h.rebindFraction <= h.renewFraction)

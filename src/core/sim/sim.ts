@@ -4,22 +4,27 @@
  * node and per purpose. The same seed and the same actions give the same trace,
  * however time is advanced.
  */
-import { LeaseHolder } from "../holder/holder";
-import { type ClientOp, KvClient } from "../kv/client";
-import { FencedStorage } from "../storage/storage";
+import type { NodeId } from "../raft/types";
+import type { RaftServer, Disk } from "../raft/server";
+import type { KvClient } from "../kv/client";
 import type { CoreStateMachine } from "../kv/statemachine";
-import { type Disk, RaftServer } from "../raft/server";
-import type { NodeId, RaftConfig } from "../raft/types";
+import type { LeaseHolder } from "../holder/holder";
+import type { FencedStorage } from "../storage/storage";
+import { type Action, type ActionHost, applyAction, type ProcRef, resolve } from "./actions";
 import { type BoundBroken, type CheckerHost, Checkers, type HolderTiming, type Violation } from "./checkers";
-import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "./clock";
-import { clientIds, configProblems, MAX_SLOW_LINK_US, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
+import { buildCluster, cloneProc, freezeProc, type LogicOf, logicOf, type Proc, type ProcKind, type ProcStatus } from "./cluster";
+import { type ClockState, localTime, virtualAt } from "./clock";
+import { configProblems, type SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import { describeMix, type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
-import type { ProcessContext, ProcessLogic } from "./process";
+import { type NetState, Network, type NetworkView } from "./network";
+import type { ProcessContext } from "./process";
 import { ActionRefused } from "./refusal";
 import { Rng, type RngState } from "./rng";
-import { formatMicros, ms } from "./time";
 import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
+
+export type { Action, ProcRef } from "./actions";
+export type { ProcStatus } from "./cluster";
 
 /** A message on the wire. Immutable once sent. */
 export interface Envelope {
@@ -34,58 +39,6 @@ export interface Envelope {
   readonly dup: boolean;
 }
 
-/**
- * A process reference: an id ("n3", "c1"), or a role resolved when the action
- * runs: "leader" (the up node leading the highest term), "follower" (the first
- * up node that is not leader), "any-node" / "any-client" (random, seeded). In a
- * partition, "others" stands for every node not named in another group.
- */
-export type ProcRef = string;
-
-/**
- * `as` on an action aimed at one process names the process the reference resolved to (e.g.
- * crash "leader" as "old"): later actions and references reach it by that name ("restart old").
- */
-/** The role words a reference may use; a name given with `as` may not be one. */
-const ROLE_REFS: readonly string[] = ["leader", "follower", "any-node", "any-client", "any-holder", "others"];
-
-export type Action =
-  | { readonly type: "crash"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "restart"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "pause"; readonly proc: ProcRef; readonly durationUs: number }
-  | { readonly type: "resume"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "partition"; readonly groups: readonly (readonly ProcRef[])[] }
-  | { readonly type: "heal" }
-  | { readonly type: "cut"; readonly from: ProcRef; readonly to: ProcRef }
-  /** Cuts one process off from every other (both ways), or joins it back; heal joins every one back. */
-  | { readonly type: "disconnect"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "connect"; readonly proc: ProcRef; readonly as?: string }
-  /** Messages from `from` to `to` take `delayUs` longer, one way (0: back to normal); heal clears it. */
-  | { readonly type: "slow-link"; readonly from: ProcRef; readonly to: ProcRef; readonly delayUs: number }
-  | { readonly type: "clock"; readonly proc: ProcRef; readonly driftPpm?: number; readonly jumpUs?: number }
-  | {
-      readonly type: "network";
-      readonly dropRate?: number;
-      readonly duplicateRate?: number;
-      readonly latencyMinUs?: number;
-      readonly latencyMaxUs?: number;
-    }
-  | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
-  | { readonly type: "timeout"; readonly proc: ProcRef; readonly as?: string }
-  /** The leader hands leadership to `to` (dissertation 3.10: catch it up, then TimeoutNow). */
-  | { readonly type: "transfer"; readonly to: ProcRef }
-  /** The leader adds a server to the configuration, or removes one (dissertation 4, one at a time). */
-  | { readonly type: "add-node"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "remove-node"; readonly proc: ProcRef; readonly as?: string }
-  | { readonly type: "drop-message"; readonly id: number }
-  | { readonly type: "note"; readonly text: string }
-  /** The holder gives its lease back (revoke through the log). */
-  | { readonly type: "release"; readonly holder: ProcRef }
-  /** A GC pause at the worst moment: right after the holder's next validity check, before its write. */
-  | { readonly type: "gc-pause"; readonly holder: ProcRef; readonly durationUs: number }
-  /** Switches the storage's fencing-token check on or off. */
-  | { readonly type: "fencing"; readonly on: boolean };
-
 type MutableContext = { now: number } & ProcessContext;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -97,36 +50,6 @@ type QItem =
   | { readonly at: number; readonly seq: number; readonly type: "action"; readonly action: Action }
   | { readonly at: number; readonly seq: number; readonly type: "nemesis" };
 
-export type ProcStatus = "up" | "down" | "paused";
-
-interface Proc {
-  readonly id: ProcId;
-  logic: ProcessLogic;
-  status: ProcStatus;
-  clock: ClockState;
-  timerGen: number;
-  timerAt: number | null;
-  pauseGen: number;
-  pausedUntil: number | null;
-  /** Messages that arrived while paused, with their arrival time. */
-  inbox: { env: Envelope; at: number }[];
-}
-
-interface NetState {
-  latencyMinUs: number;
-  latencyMaxUs: number;
-  dropRate: number;
-  duplicateRate: number;
-  /** Partition group of each process named in a partition; unnamed ones reach everyone. */
-  groupOf: Record<ProcId, number>;
-  /** One-way cuts "from>to". */
-  cuts: string[];
-  /** One-way slow links: extra latency (µs) from one process to another (usually none: the send path checks the length first). */
-  slow: { readonly from: ProcId; readonly to: ProcId; readonly delayUs: number }[];
-  /** Processes cut off from every other, both ways (disconnect), whatever the partition says. */
-  isolated: string[];
-}
-
 export interface SimSnapshot {
   readonly now: number;
   readonly seq: number;
@@ -135,8 +58,7 @@ export interface SimSnapshot {
   readonly handled: number;
   readonly queue: readonly QItem[];
   readonly procs: readonly Proc[];
-  readonly net: NetState;
-  readonly netRng: RngState;
+  readonly net: { readonly state: NetState; readonly rng: RngState };
   readonly refRng: RngState;
   readonly nemesis: NemesisState | null;
   readonly hash: [number, number];
@@ -156,6 +78,11 @@ export interface ActionFailure {
 
 export type TraceListener = (e: TraceEvent) => void;
 
+/**
+ * The kernel: the event queue, the processes' lifecycle (timers, pauses, crashes, message
+ * delivery), the trace, and snapshots. The network (network.ts), the cluster it builds
+ * (cluster.ts) and the actions (actions.ts) are their own modules.
+ */
 export class Simulation implements CheckerHost {
   readonly config: SimConfig;
   readonly nodeIds: readonly NodeId[];
@@ -171,9 +98,8 @@ export class Simulation implements CheckerHost {
   /** Queue items that did something (a delivery, a timer that fired, an action): what Step counts. */
   private handled = 0;
   private queue = new EventHeap<QItem>();
-  private procs = new Map<ProcId, Proc>();
-  private net: NetState;
-  private netRng: Rng;
+  private procs: Map<ProcId, Proc>;
+  private net: Network;
   private refRng: Rng;
   private nemesisState: NemesisState | null = null;
   private hasher = new TraceHasher();
@@ -191,6 +117,8 @@ export class Simulation implements CheckerHost {
   private selfPause: { proc: ProcId; durationUs: number } | null = null;
   /** Events of the current step, so callers can see what one step did. */
   private stepEvents: TraceEvent[] | null = null;
+  /** What the actions may touch (actions.ts). */
+  private readonly host: ActionHost;
 
   /** `onTrace` listens from the very first event (the constructor already emits some). */
   constructor(config: SimConfig, nemesis?: NemesisConfig, onTrace?: TraceListener) {
@@ -199,67 +127,18 @@ export class Simulation implements CheckerHost {
     if (onTrace !== undefined) this.listeners.push(onTrace);
     this.config = config;
     const root = Rng.fromSeed(config.seed);
-    this.netRng = root.fork("net");
+    this.net = Network.fromSettings(config.network, root.fork("net"));
     this.refRng = root.fork("refs");
-    // Every server process: the first configuration's, then the spares.
-    this.nodeIds = nodeIds(config.nodes + config.spares);
-    this.clientIds = clientIds(config.clients.count);
-    this.holderIds = holderIds(config.holders.count);
-    this.storageId = config.holders.count > 0 ? STORAGE_ID : null;
-    const n = config.network;
-    this.net = {
-      latencyMinUs: ms(n.latencyMinMs),
-      latencyMaxUs: ms(n.latencyMaxMs),
-      dropRate: n.dropRate,
-      duplicateRate: n.duplicateRate,
-      groupOf: {},
-      cuts: [],
-      slow: [],
-      isolated: [],
-    };
     // A run with loss or a nemesis is not fault-free from the start (see renewed-lease-kept).
     const faultFree = config.network.dropRate === 0 && nemesis === undefined;
     this.checkers = config.checkers ? new Checkers(this, undefined, faultFree) : null;
-    const r = config.raft;
-    const lease = leaseServerSettings(config);
-    const firstConfig = nodeIds(config.nodes);
-    for (const id of this.nodeIds) {
-      const cfg: RaftConfig = {
-        id,
-        voters: firstConfig,
-        electionTimeoutMinUs: ms(r.electionTimeoutMinMs),
-        electionTimeoutMaxUs: ms(r.electionTimeoutMaxMs),
-        heartbeatIntervalUs: ms(r.heartbeatIntervalMs),
-        preVote: r.preVote,
-        checkQuorum: r.checkQuorum,
-        maxEntriesPerAppend: r.maxEntriesPerAppend,
-      };
-      const compaction = { everyEntries: r.snapshotEveryEntries, keepEntries: r.snapshotKeepEntries };
-      this.addProc(id, new RaftServer({ raft: cfg, lease, compaction }, root.fork(`node:${id}`)));
-    }
-    const c = config.clients;
-    for (const id of this.clientIds) {
-      const client = new KvClient(
-        {
-          id,
-          servers: this.nodeIds,
-          requestTimeoutUs: ms(c.requestTimeoutMs),
-          retryBackoffUs: ms(c.retryBackoffMs),
-          maxAttempts: c.maxAttempts,
-          workload: c.workload,
-          keys: c.keys,
-          readFraction: c.readFraction,
-          thinkTimeMinUs: ms(c.thinkTimeMinMs),
-          thinkTimeMaxUs: ms(c.thinkTimeMaxMs),
-        },
-        root.fork(`client:${id}`),
-      );
-      this.addProc(id, client);
-    }
-    this.holderIds.forEach((id, i) => {
-      this.addProc(id, new LeaseHolder(holderSettings(config, i), root.fork(`holder:${id}`)));
-    });
-    if (this.storageId !== null) this.addProc(this.storageId, new FencedStorage(this.storageId, { fencing: config.storage.fencing }));
+    const cluster = buildCluster(config, root);
+    this.nodeIds = cluster.nodeIds;
+    this.clientIds = cluster.clientIds;
+    this.holderIds = cluster.holderIds;
+    this.storageId = cluster.storageId;
+    this.procs = cluster.procs;
+    this.host = this.actionHost();
     for (const p of this.procs.values()) this.run(p, (ctx) => p.logic.start(ctx));
     if (nemesis !== undefined) {
       this.nemesisState = new NemesisState(nemesis, root.fork("nemesis"));
@@ -311,32 +190,29 @@ export class Simulation implements CheckerHost {
   status(id: ProcId): ProcStatus {
     return this.proc(id).status;
   }
-  server(id: NodeId): RaftServer {
-    const l = this.proc(id).logic;
-    if (!(l instanceof RaftServer)) throw new Error(`${id} is not a Raft node`);
+  /** A process's logic, which must be of `kind` (else an error naming both). */
+  logic<K extends ProcKind>(id: ProcId, kind: K): LogicOf[K] {
+    const l = logicOf(this.proc(id), kind);
+    if (l === null) throw new Error(`${id} is not a ${KIND_WORDS[kind]}`);
     return l;
+  }
+  server(id: NodeId): RaftServer {
+    return this.logic(id, "node");
   }
   client(id: ProcId): KvClient {
-    const l = this.proc(id).logic;
-    if (!(l instanceof KvClient)) throw new Error(`${id} is not a client`);
-    return l;
+    return this.logic(id, "client");
   }
   holder(id: ProcId): LeaseHolder {
-    const l = this.proc(id).logic;
-    if (!(l instanceof LeaseHolder)) throw new Error(`${id} is not a lease holder`);
-    return l;
+    return this.logic(id, "holder");
   }
   storage(): FencedStorage | null {
-    if (this.storageId === null) return null;
-    return this.proc(this.storageId).logic as FencedStorage;
+    return this.storageId === null ? null : this.logic(this.storageId, "storage");
   }
   diskOf(id: ProcId): Disk | undefined {
-    const l = this.procs.get(id)?.logic;
-    return l instanceof RaftServer ? l.disk : undefined;
+    return logicOf(this.procs.get(id), "node")?.disk;
   }
   stateOf(id: ProcId): CoreStateMachine | null {
-    const l = this.procs.get(id)?.logic;
-    return l instanceof RaftServer ? l.stateMachine : null;
+    return logicOf(this.procs.get(id), "node")?.stateMachine ?? null;
   }
   isUp(id: ProcId): boolean {
     const p = this.procs.get(id);
@@ -349,8 +225,7 @@ export class Simulation implements CheckerHost {
     return localTime(this.proc(id).clock, this._now);
   }
   holderTiming(id: ProcId): HolderTiming | null {
-    const l = this.procs.get(id)?.logic;
-    return l instanceof LeaseHolder ? l.timing : null;
+    return logicOf(this.procs.get(id), "holder")?.timing ?? null;
   }
   /** The up node that leads the highest term, if any. */
   leader(): NodeId | null {
@@ -380,50 +255,12 @@ export class Simulation implements CheckerHost {
     for (const p of this.procs.values()) for (const m of p.inbox) out.push({ env: m.env, queued: true });
     return out;
   }
-  /** The network's current shape: partition groups, one-way cuts, rates and latency. */
-  network(): {
-    readonly groups: ProcId[][];
-    readonly cuts: { from: ProcId; to: ProcId }[];
-    readonly slow: { from: ProcId; to: ProcId; delayUs: number }[];
-    readonly isolated: ProcId[];
-    readonly dropRate: number;
-    readonly duplicateRate: number;
-    readonly latencyMinUs: number;
-    readonly latencyMaxUs: number;
-  } {
-    const n = this.net;
-    const groups: ProcId[][] = [];
-    for (const id of Object.keys(n.groupOf)) {
-      const g = n.groupOf[id] as number;
-      while (groups.length <= g) groups.push([]);
-      (groups[g] as ProcId[]).push(id);
-    }
-    return {
-      groups: groups.filter((g) => g.length > 0),
-      cuts: n.cuts.map((k) => {
-        const i = k.indexOf(">");
-        return { from: k.slice(0, i), to: k.slice(i + 1) };
-      }),
-      slow: n.slow.slice(),
-      isolated: n.isolated.slice(),
-      dropRate: n.dropRate,
-      duplicateRate: n.duplicateRate,
-      latencyMinUs: n.latencyMinUs,
-      latencyMaxUs: n.latencyMaxUs,
-    };
+  /** The network's current shape: partition groups, one-way cuts, slow links, rates and latency. */
+  network(): NetworkView {
+    return this.net.view();
   }
-  /** The extra latency of a slow link from `from` to `to` (µs; 0 when none). */
-  private slowDelay(from: ProcId, to: ProcId): number {
-    if (this.net.slow.length === 0) return 0;
-    return this.net.slow.find((l) => l.from === from && l.to === to)?.delayUs ?? 0;
-  }
-
   isBlocked(from: ProcId, to: ProcId): "cut" | "partition" | null {
-    if (this.net.cuts.length > 0 && this.net.cuts.includes(`${from}>${to}`)) return "cut";
-    if (this.net.isolated.length > 0 && from !== to && (this.net.isolated.includes(from) || this.net.isolated.includes(to))) return "partition";
-    const a = this.net.groupOf[from];
-    const b = this.net.groupOf[to];
-    return a !== undefined && b !== undefined && a !== b ? "partition" : null;
+    return this.net.isBlocked(from, to);
   }
 
   onTrace(listener: TraceListener): () => void {
@@ -485,7 +322,7 @@ export class Simulation implements CheckerHost {
 
   /** Runs an action now. Throws on a reference that names nothing. */
   act(action: Action): void {
-    this.apply(action);
+    applyAction(this.host, action);
   }
 
   /**
@@ -500,28 +337,15 @@ export class Simulation implements CheckerHost {
     return this.applyReported(action);
   }
 
-  private applyReported(action: Action): ActionFailure | null {
-    try {
-      this.apply(action);
-      return null;
-    } catch (e) {
-      // An action that cannot run (e.g. "crash the leader" with no leader) is skipped and
-      // reported, never fatal: the run, and the user's work, go on. Anything else is a bug.
-      if (!(e instanceof ActionRefused)) {
-        this.actionBroke(action, e);
-        return null;
-      }
-      const failure: ActionFailure = { time: this._now, action, error: e.message };
-      this._actionFailures.push(failure);
-      this.emit({ kind: "note", text: `${action.type} skipped: ${failure.error}` });
-      return failure;
-    }
-  }
-
   /** Queues an action for a later time. */
   schedule(at: number, action: Action): void {
     if (at < this._now) throw new Error(`schedule: ${at} is in the past (now ${this._now})`);
     this.push({ type: "action", at, action });
+  }
+
+  /** Resolves "leader", "follower", "any-node", "any-client", "any-holder", a name given with `as`, or an id. */
+  resolve(ref: ProcRef): ProcId {
+    return resolve(this.host, ref);
   }
 
   // ---- snapshots -----------------------------------------------------------------
@@ -535,8 +359,7 @@ export class Simulation implements CheckerHost {
       handled: this.handled,
       queue: this.queue.snapshot(),
       procs: [...this.procs.values()].map(freezeProc),
-      net: cloneNet(this.net),
-      netRng: this.netRng.snapshot(),
+      net: this.net.snapshot(),
       refRng: this.refRng.snapshot(),
       nemesis: this.nemesisState?.clone() ?? null,
       hash: this.hasher.state(),
@@ -558,8 +381,7 @@ export class Simulation implements CheckerHost {
     this.handled = s.handled;
     this.queue = new EventHeap(s.queue.slice());
     this.procs = new Map(s.procs.map((p) => [p.id, cloneProc(p)]));
-    this.net = cloneNet(s.net);
-    this.netRng = Rng.restore(s.netRng);
+    this.net = Network.restore(s.net);
     this.refRng = Rng.restore(s.refRng);
     this.nemesisState = s.nemesis?.clone() ?? null;
     this.hasher = new TraceHasher(s.hash[0], s.hash[1]);
@@ -587,18 +409,62 @@ export class Simulation implements CheckerHost {
 
   // ---- internals -----------------------------------------------------------------
 
-  private addProc(id: ProcId, logic: ProcessLogic): void {
-    this.procs.set(id, {
-      id,
-      logic,
-      status: "up",
-      clock: newClock(),
-      timerGen: 0,
-      timerAt: null,
-      pauseGen: 0,
-      pausedUntil: null,
-      inbox: [],
-    });
+  /** The kernel's parts the actions use; everything else stays private. Reads the current fields (restore() replaces them). */
+  private actionHost(): ActionHost {
+    const sim = this;
+    return {
+      get now() {
+        return sim._now;
+      },
+      nodeIds: this.nodeIds,
+      clientIds: this.clientIds,
+      holderIds: this.holderIds,
+      get net() {
+        return sim.net;
+      },
+      get refRng() {
+        return sim.refRng;
+      },
+      get names() {
+        return sim.names;
+      },
+      set names(n) {
+        sim.names = n;
+      },
+      has: (id) => this.procs.has(id),
+      proc: (id) => this.proc(id),
+      procs: () => this.procs.values(),
+      leader: () => this.leader(),
+      storage: () => this.storage(),
+      emit: (body) => this.emit(body),
+      run: (p, fn) => this.run(p, fn),
+      wake: (p) => this.wake(p),
+      rearm: (p) => this.rearm(p),
+      wakeAt: (p, at) => this.push({ type: "wake", at, proc: p.id, gen: p.pauseGen }),
+      drop: (env, reason) => this.drop(env, reason),
+      unsend: (id) => {
+        const removed = this.queue.removeWhere((q) => q.type === "deliver" && q.env.id === id);
+        return removed.flatMap((q) => (q.type === "deliver" ? [q.env] : []));
+      },
+    };
+  }
+
+  private applyReported(action: Action): ActionFailure | null {
+    try {
+      applyAction(this.host, action);
+      return null;
+    } catch (e) {
+      // An action that cannot run (e.g. "crash the leader" with no leader) is skipped and
+      // reported, never fatal: the run, and the user's work, go on. Anything else is a bug.
+      if (!(e instanceof ActionRefused)) {
+        this.actionBroke(action, e);
+        return null;
+      }
+      const failure: ActionFailure = { time: this._now, action, error: e.message };
+      this._actionFailures.push(failure);
+      this.emit({ kind: "note", text: `${action.type} skipped: ${failure.error}` });
+      return failure;
+    }
   }
 
   private proc(id: ProcId): Proc {
@@ -638,28 +504,35 @@ export class Simulation implements CheckerHost {
       case "action":
         this.applyReported(q.action);
         return true;
-      case "nemesis": {
-        const n = this.nemesisState;
-        if (n === null) return false;
-        const actions = nemesisStep(n, this);
-        for (const a of actions) {
-          try {
-            this.apply(a);
-          } catch (err) {
-            // Decided before the tick's earlier actions ran (e.g. a hand-over after a planned
-            // crash of the leader): skipped, and said so, like a user's action that cannot run.
-            // Anything but a refusal is a bug: the run stops there.
-            if (!(err instanceof ActionRefused)) {
-              this.actionBroke(a, err);
-              return true;
-            }
-            this.emit({ kind: "note", text: `nemesis: ${a.type} skipped: ${err.message}` });
-          }
-        }
-        this.push({ type: "nemesis", at: this._now + n.nextDelayUs() });
-        return true;
+      case "nemesis":
+        return this.nemesisTick();
+      default: {
+        const unhandled: never = q;
+        throw new Error(`process: unhandled queue item ${(unhandled as QItem).type}`);
       }
     }
+  }
+
+  private nemesisTick(): boolean {
+    const n = this.nemesisState;
+    if (n === null) return false;
+    const actions = nemesisStep(n, this);
+    for (const a of actions) {
+      try {
+        applyAction(this.host, a);
+      } catch (err) {
+        // Decided before the tick's earlier actions ran (e.g. a hand-over after a planned
+        // crash of the leader): skipped, and said so, like a user's action that cannot run.
+        // Anything but a refusal is a bug: the run stops there.
+        if (!(err instanceof ActionRefused)) {
+          this.actionBroke(a, err);
+          return true;
+        }
+        this.emit({ kind: "note", text: `nemesis: ${a.type} skipped: ${err.message}` });
+      }
+    }
+    this.push({ type: "nemesis", at: this._now + n.nextDelayUs() });
+    return true;
   }
 
   /** Stamps a freshly made event body with time and position (no copy: bodies are never shared). */
@@ -739,7 +612,7 @@ export class Simulation implements CheckerHost {
     if (sp !== null) {
       this.selfPause = null;
       if (sp.proc === p.id) {
-        this.apply({ type: "pause", proc: p.id, durationUs: sp.durationUs });
+        applyAction(this.host, { type: "pause", proc: p.id, durationUs: sp.durationUs });
         return;
       }
     }
@@ -791,11 +664,11 @@ export class Simulation implements CheckerHost {
 
   private send(from: ProcId, to: ProcId, payload: Payload): void {
     if (!this.procs.has(to)) throw new Error(`${from} sent to unknown process ${to}`);
-    const copies = this.netRng.chance(this.net.duplicateRate) ? 2 : 1;
+    const copies = this.net.copies();
     for (let i = 0; i < copies; i++) {
-      const latency = this.netRng.int(this.net.latencyMinUs, this.net.latencyMaxUs) + this.slowDelay(from, to);
-      const blocked = this.isBlocked(from, to);
-      const lost = this.netRng.chance(this.net.dropRate);
+      const latency = this.net.latency(from, to, payload.type);
+      const blocked = this.net.isBlocked(from, to);
+      const lost = this.net.lost();
       const env: Envelope = {
         id: ++this.msgId,
         from,
@@ -820,7 +693,7 @@ export class Simulation implements CheckerHost {
     const refused: DropReason | null =
       env.fate !== "ok"
         ? env.fate
-        : (this.isBlocked(env.from, env.to) ??
+        : (this.net.isBlocked(env.from, env.to) ??
           (p.status === "down" ? "down" : p.status === "paused" && p.inbox.length >= this.config.inboxLimit ? "inbox-full" : null));
     if (refused !== null) {
       this.drop(env, refused);
@@ -871,301 +744,12 @@ export class Simulation implements CheckerHost {
     }
     this.rearm(p);
   }
-
-  /** Resolves "leader", "follower", "any-node", "any-client" or an id. */
-  /**
-   * An action with `as`: resolve its process once, remember it under that name, and act on
-   * the process itself (so a random reference is drawn once).
-   */
-  private bindName(a: Action): Action {
-    if (!("as" in a) || a.as === undefined) return a;
-    const name = a.as;
-    if (this.procs.has(name) || ROLE_REFS.includes(name)) throw new ActionRefused(`as "${name}": that is already the name of a process or a role`);
-    const id = this.resolve(a.proc);
-    this.names = { ...this.names, [name]: id };
-    return { ...a, proc: id };
-  }
-
-  resolve(ref: ProcRef): ProcId {
-    if (this.procs.has(ref)) return ref;
-    const named = this.names[ref];
-    if (named !== undefined) return named;
-    const upNodes = this.nodeIds.filter((id) => this.proc(id).status !== "down");
-    switch (ref) {
-      case "leader": {
-        const l = this.leader();
-        if (l === null) throw new ActionRefused(`"leader": no node is leader at ${this._now}µs`);
-        return l;
-      }
-      case "follower": {
-        const l = this.leader();
-        const f = upNodes.find((id) => id !== l);
-        if (f === undefined) throw new ActionRefused(`"follower": no node other than the leader is up at ${this._now}µs`);
-        return f;
-      }
-      case "any-node":
-        return this.refRng.pick(this.nodeIds);
-      case "any-client":
-        if (this.clientIds.length === 0) throw new ActionRefused(`"any-client": this run has no clients`);
-        return this.refRng.pick(this.clientIds);
-      case "any-holder":
-        if (this.holderIds.length === 0) throw new ActionRefused(`"any-holder": this run has no lease holders`);
-        return this.refRng.pick(this.holderIds);
-      default:
-        throw new ActionRefused(`no process named "${ref}" (nodes are ${this.nodeIds.join(", ")}; also "leader", "follower", "any-node")`);
-    }
-  }
-
-  private apply(action: Action): void {
-    const a = this.bindName(action);
-    switch (a.type) {
-      case "crash": {
-        const p = this.proc(this.resolve(a.proc));
-        if (p.status === "down") return;
-        p.status = "down";
-        p.logic.crash();
-        for (const m of p.inbox) this.drop(m.env, "down");
-        p.inbox = [];
-        p.timerGen++;
-        p.timerAt = null;
-        p.pauseGen++;
-        p.pausedUntil = null;
-        this.emit({ kind: "crash", proc: p.id });
-        return;
-      }
-      case "restart": {
-        const p = this.proc(this.resolve(a.proc));
-        if (p.status !== "down") return;
-        p.status = "up";
-        this.emit({ kind: "restart", proc: p.id });
-        this.run(p, (ctx) => p.logic.start(ctx));
-        return;
-      }
-      case "pause": {
-        const p = this.proc(this.resolve(a.proc));
-        if (p.status !== "up") return;
-        if (!Number.isSafeInteger(a.durationUs) || a.durationUs <= 0)
-          throw new ActionRefused(`pause: duration must be positive, got ${a.durationUs}µs`);
-        p.status = "paused";
-        p.pauseGen++;
-        p.pausedUntil = this._now + a.durationUs;
-        p.timerGen++;
-        p.timerAt = null;
-        this.emit({ kind: "pause", proc: p.id, untilUs: p.pausedUntil });
-        this.push({ type: "wake", at: p.pausedUntil, proc: p.id, gen: p.pauseGen });
-        return;
-      }
-      case "resume": {
-        const p = this.proc(this.resolve(a.proc));
-        if (p.status !== "paused") return;
-        p.pauseGen++;
-        this.wake(p);
-        return;
-      }
-      case "partition": {
-        const groupOf: Record<ProcId, number> = {};
-        const named = a.groups.map((g) => g.filter((r) => r !== "others").map((r) => this.resolve(r)));
-        const listed = new Set(named.flat());
-        // "others": every node not named in another group.
-        const groups = a.groups.map((g, i) =>
-          g.includes("others") ? [...(named[i] ?? []), ...this.nodeIds.filter((id) => !listed.has(id))] : (named[i] ?? []),
-        );
-        groups.forEach((g, i) => {
-          for (const id of g) {
-            if (groupOf[id] !== undefined) throw new ActionRefused(`partition: ${id} is in two groups`);
-            groupOf[id] = i;
-          }
-        });
-        this.net.groupOf = groupOf;
-        this.emit({ kind: "partition", groups });
-        return;
-      }
-      case "heal":
-        this.net.groupOf = {};
-        this.net.cuts = [];
-        this.net.slow = [];
-        this.net.isolated = [];
-        this.emit({ kind: "heal" });
-        return;
-      case "cut": {
-        const from = this.resolve(a.from);
-        const to = this.resolve(a.to);
-        const key = `${from}>${to}`;
-        if (!this.net.cuts.includes(key)) this.net.cuts.push(key);
-        this.emit({ kind: "cut", from, to });
-        return;
-      }
-      case "disconnect":
-      case "connect": {
-        const id = this.resolve(a.proc);
-        const i = this.net.isolated.indexOf(id);
-        if (a.type === "disconnect" && i < 0) this.net.isolated = [...this.net.isolated, id];
-        if (a.type === "connect" && i >= 0) this.net.isolated = this.net.isolated.filter((x) => x !== id);
-        this.emit({ kind: a.type, proc: id });
-        return;
-      }
-      case "slow-link": {
-        const from = this.resolve(a.from);
-        const to = this.resolve(a.to);
-        if (!Number.isSafeInteger(a.delayUs) || a.delayUs < 0 || a.delayUs > MAX_SLOW_LINK_US) {
-          throw new ActionRefused(`slow-link: the extra delay must be from 0 to ${MAX_SLOW_LINK_US / 1_000_000} s`);
-        }
-        const others = this.net.slow.filter((l) => l.from !== from || l.to !== to);
-        this.net.slow = a.delayUs === 0 ? others : [...others, { from, to, delayUs: a.delayUs }];
-        this.emit({ kind: "slow-link", from, to, delayUs: a.delayUs });
-        return;
-      }
-      case "clock": {
-        const p = this.proc(this.resolve(a.proc));
-        let c = p.clock;
-        try {
-          if (a.driftPpm !== undefined) c = withDrift(c, this._now, a.driftPpm);
-          if (a.jumpUs !== undefined) c = withJump(c, this._now, a.jumpUs);
-        } catch (e) {
-          // withDrift / withJump only check their inputs (pure functions): a bad setting.
-          throw new ActionRefused(`clock: ${errorMessage(e)}`);
-        }
-        p.clock = c;
-        this.emit({ kind: "clock", proc: p.id, driftPpm: c.driftPpm, jumpUs: a.jumpUs ?? 0 });
-        if (p.status === "up") {
-          p.timerAt = null;
-          this.rearm(p);
-        }
-        return;
-      }
-      case "network": {
-        const n = { ...this.net };
-        if (a.dropRate !== undefined) n.dropRate = a.dropRate;
-        if (a.duplicateRate !== undefined) n.duplicateRate = a.duplicateRate;
-        if (a.latencyMinUs !== undefined) n.latencyMinUs = a.latencyMinUs;
-        if (a.latencyMaxUs !== undefined) n.latencyMaxUs = a.latencyMaxUs;
-        if (!(n.dropRate >= 0 && n.dropRate <= 1 && n.duplicateRate >= 0 && n.duplicateRate <= 1)) {
-          throw new ActionRefused("network: rates must be between 0 and 1");
-        }
-        if (!(Number.isSafeInteger(n.latencyMinUs) && n.latencyMinUs >= 0 && n.latencyMaxUs >= n.latencyMinUs)) {
-          throw new ActionRefused("network: latency must be a non-negative range");
-        }
-        this.net = n;
-        this.emit({
-          kind: "network",
-          dropRate: n.dropRate,
-          duplicateRate: n.duplicateRate,
-          latencyMinUs: n.latencyMinUs,
-          latencyMaxUs: n.latencyMaxUs,
-        });
-        return;
-      }
-      case "submit": {
-        const p = this.proc(this.resolve(a.client));
-        const logic = p.logic;
-        if (!(logic instanceof KvClient)) throw new ActionRefused(`submit: ${p.id} is not a client`);
-        if (p.status !== "up") return;
-        this.run(p, (ctx) => logic.submit(ctx, a.op));
-        return;
-      }
-      case "timeout": {
-        const p = this.proc(this.resolve(a.proc));
-        const logic = p.logic;
-        if (!(logic instanceof RaftServer)) throw new ActionRefused(`timeout: ${p.id} is not a Raft node`);
-        if (p.status !== "up") return;
-        this.emit({ kind: "timeout", proc: p.id });
-        this.run(p, (ctx) => logic.forceTimeout(ctx));
-        return;
-      }
-      case "add-node":
-      case "remove-node": {
-        const leader = this.leader();
-        if (leader === null) throw new ActionRefused("there is no leader to change the configuration");
-        const id = this.resolve(a.proc);
-        if (!this.nodeIds.includes(id)) throw new ActionRefused(`${id} is not a server`);
-        const p = this.proc(leader);
-        const logic = p.logic as RaftServer;
-        if (p.status !== "up") throw new ActionRefused(`the leader ${leader} is paused`);
-        let why: string | null = null;
-        this.run(p, (ctx) => {
-          why = logic.changeConfig(ctx, a.type === "add-node" ? { add: id } : { remove: id });
-        });
-        if (why !== null) throw new ActionRefused(why);
-        return;
-      }
-      case "transfer": {
-        const leader = this.leader();
-        if (leader === null) throw new ActionRefused("there is no leader to hand leadership over");
-        const to = this.resolve(a.to);
-        const p = this.proc(leader);
-        const logic = p.logic as RaftServer;
-        if (p.status !== "up") throw new ActionRefused(`the leader ${leader} is paused`);
-        let why: string | null = null;
-        this.run(p, (ctx) => {
-          why = logic.transferLeadership(ctx, to);
-        });
-        if (why !== null) throw new ActionRefused(why);
-        return;
-      }
-      case "drop-message": {
-        const removed = this.queue.removeWhere((q) => q.type === "deliver" && q.env.id === a.id);
-        for (const q of removed) if (q.type === "deliver") this.drop(q.env, "user");
-        for (const p of this.procs.values()) {
-          const i = p.inbox.findIndex((m) => m.env.id === a.id);
-          if (i >= 0) {
-            const [m] = p.inbox.splice(i, 1);
-            if (m) this.drop(m.env, "user");
-          }
-        }
-        return;
-      }
-      case "note":
-        this.emit({ kind: "note", text: a.text });
-        return;
-      case "release": {
-        const p = this.proc(this.resolve(a.holder));
-        const logic = p.logic;
-        if (!(logic instanceof LeaseHolder)) throw new ActionRefused(`release: ${p.id} is not a lease holder`);
-        if (p.status !== "up") return;
-        this.run(p, (ctx) => logic.release(ctx));
-        return;
-      }
-      case "gc-pause": {
-        const p = this.proc(this.resolve(a.holder));
-        const logic = p.logic;
-        if (!(logic instanceof LeaseHolder)) throw new ActionRefused(`gc-pause: ${p.id} is not a lease holder`);
-        if (!Number.isSafeInteger(a.durationUs) || a.durationUs <= 0)
-          throw new ActionRefused(`gc-pause: duration must be a positive integer µs, got ${a.durationUs}µs`);
-        logic.armGcPause(a.durationUs);
-        this.emit({ kind: "note", text: `${p.id} will pause for ${formatMicros(a.durationUs)} right after its next lease check` });
-        return;
-      }
-      case "fencing": {
-        const s = this.storage();
-        if (s === null) throw new ActionRefused("fencing: there is no storage (no holders in this run)");
-        s.setFencing(a.on);
-        this.emit({ kind: "note", text: `storage fencing ${a.on ? "on" : "off"}` });
-        return;
-      }
-      default: {
-        // A new kind of action must be applied here: the compiler names this line.
-        const unhandled: never = a;
-        throw new Error(`apply: unhandled action ${(unhandled as Action).type}`);
-      }
-    }
-  }
 }
+
+const KIND_WORDS: { readonly [K in ProcKind]: string } = { node: "Raft node", client: "client", holder: "lease holder", storage: "storage" };
 
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-function cloneProc(p: Proc): Proc {
-  return { ...p, logic: p.logic.clone(), inbox: p.inbox.slice() };
-}
-
-/** The copy a snapshot keeps (restore() clones it again). */
-function freezeProc(p: Proc): Proc {
-  return { ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() };
-}
-
-function cloneNet(n: NetState): NetState {
-  return { ...n, groupOf: { ...n.groupOf }, cuts: n.cuts.slice(), slow: n.slow.slice(), isolated: n.isolated.slice() };
 }
 
 export type { NemesisConfig } from "./nemesis";

@@ -10,6 +10,24 @@ import { hashString } from "./rng";
 
 export type ProcId = string;
 export type Payload = RaftMessage | KvMessage | LeaseMessage | StorageMessage;
+export type MessageType = Payload["type"];
+
+/** Every type of message, by name (the compiler keeps this list and Payload the same). */
+export const MESSAGE_TYPES = Object.keys({
+  RequestVote: true,
+  RequestVoteResp: true,
+  AppendEntries: true,
+  AppendEntriesResp: true,
+  InstallSnapshot: true,
+  TimeoutNow: true,
+  ClientWrite: true,
+  ClientRead: true,
+  ClientReply: true,
+  LeaseRefresh: true,
+  LeaseRefreshReply: true,
+  StorageWrite: true,
+  StorageReply: true,
+} satisfies Record<MessageType, true>) as MessageType[];
 
 export type DropReason = "partition" | "cut" | "loss" | "down" | "user" | "inbox-full";
 

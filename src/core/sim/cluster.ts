@@ -1,0 +1,125 @@
+/**
+ * The cluster the simulator runs: the processes it builds from the settings (Raft nodes,
+ * key-value clients, lease holders, the fenced storage), the simulator's record of each
+ * (status, clock, timer, pause, inbox), and typed access to a process's logic by its kind.
+ */
+import { LeaseHolder } from "../holder/holder";
+import { KvClient } from "../kv/client";
+import { RaftServer } from "../raft/server";
+import type { RaftConfig } from "../raft/types";
+import { FencedStorage } from "../storage/storage";
+import { type ClockState, newClock } from "./clock";
+import { clientIds, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
+import type { ProcessLogic } from "./process";
+import type { Rng } from "./rng";
+import { ms } from "./time";
+import type { Envelope } from "./sim";
+import type { ProcId } from "./trace";
+
+export type ProcStatus = "up" | "down" | "paused";
+
+/** The logic behind each kind of process. */
+export interface LogicOf {
+  node: RaftServer;
+  client: KvClient;
+  holder: LeaseHolder;
+  storage: FencedStorage;
+}
+export type ProcKind = keyof LogicOf;
+
+/** What the simulator keeps for one process besides its logic. */
+export interface Proc {
+  readonly id: ProcId;
+  logic: ProcessLogic;
+  status: ProcStatus;
+  clock: ClockState;
+  timerGen: number;
+  timerAt: number | null;
+  pauseGen: number;
+  pausedUntil: number | null;
+  /** Messages that arrived while paused, with their arrival time. */
+  inbox: { env: Envelope; at: number }[];
+}
+
+/** The process's logic if it is of that kind, else null (every process names its kind). */
+export function logicOf<K extends ProcKind>(p: Proc | undefined, kind: K): LogicOf[K] | null {
+  return p !== undefined && p.logic.kind === kind ? (p.logic as LogicOf[K]) : null;
+}
+
+export interface Cluster {
+  /** Every server: the first configuration's, then the spares. */
+  readonly nodeIds: readonly ProcId[];
+  readonly clientIds: readonly ProcId[];
+  readonly holderIds: readonly ProcId[];
+  /** The fenced storage process, present when there are holders. */
+  readonly storageId: ProcId | null;
+  readonly procs: Map<ProcId, Proc>;
+}
+
+/**
+ * Builds every process the settings ask for, each with its own stream forked from `root`
+ * (by name, so adding a holder does not change a node's draws).
+ */
+export function buildCluster(config: SimConfig, root: Rng): Cluster {
+  const ids = {
+    nodeIds: nodeIds(config.nodes + config.spares),
+    clientIds: clientIds(config.clients.count),
+    holderIds: holderIds(config.holders.count),
+    storageId: config.holders.count > 0 ? STORAGE_ID : null,
+  };
+  const procs = new Map<ProcId, Proc>();
+  const add = (logic: ProcessLogic, id: ProcId): void => {
+    procs.set(id, newProc(id, logic));
+  };
+  const r = config.raft;
+  const lease = leaseServerSettings(config);
+  const firstConfig = nodeIds(config.nodes);
+  for (const id of ids.nodeIds) {
+    const raft: RaftConfig = {
+      id,
+      voters: firstConfig,
+      electionTimeoutMinUs: ms(r.electionTimeoutMinMs),
+      electionTimeoutMaxUs: ms(r.electionTimeoutMaxMs),
+      heartbeatIntervalUs: ms(r.heartbeatIntervalMs),
+      preVote: r.preVote,
+      checkQuorum: r.checkQuorum,
+      maxEntriesPerAppend: r.maxEntriesPerAppend,
+    };
+    const compaction = { everyEntries: r.snapshotEveryEntries, keepEntries: r.snapshotKeepEntries };
+    add(new RaftServer({ raft, lease, compaction }, root.fork(`node:${id}`)), id);
+  }
+  const c = config.clients;
+  for (const id of ids.clientIds) {
+    const settings = {
+      id,
+      servers: ids.nodeIds,
+      requestTimeoutUs: ms(c.requestTimeoutMs),
+      retryBackoffUs: ms(c.retryBackoffMs),
+      maxAttempts: c.maxAttempts,
+      workload: c.workload,
+      keys: c.keys,
+      readFraction: c.readFraction,
+      thinkTimeMinUs: ms(c.thinkTimeMinMs),
+      thinkTimeMaxUs: ms(c.thinkTimeMaxMs),
+    };
+    add(new KvClient(settings, root.fork(`client:${id}`)), id);
+  }
+  ids.holderIds.forEach((id, i) => {
+    add(new LeaseHolder(holderSettings(config, i), root.fork(`holder:${id}`)), id);
+  });
+  if (ids.storageId !== null) add(new FencedStorage(ids.storageId, { fencing: config.storage.fencing }), ids.storageId);
+  return { ...ids, procs };
+}
+
+function newProc(id: ProcId, logic: ProcessLogic): Proc {
+  return { id, logic, status: "up", clock: newClock(), timerGen: 0, timerAt: null, pauseGen: 0, pausedUntil: null, inbox: [] };
+}
+
+export function cloneProc(p: Proc): Proc {
+  return { ...p, logic: p.logic.clone(), inbox: p.inbox.slice() };
+}
+
+/** The copy a snapshot keeps (restore() clones it again). */
+export function freezeProc(p: Proc): Proc {
+  return { ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() };
+}
