@@ -18,7 +18,19 @@
  * work loop as process code between the startRegister and stopRegister actions: then
  * holding is a plain compound state, and a renewal costs a cheaper transition.
  */
-import { assign, createActor, type ExecutableActionsFrom, type SnapshotFrom, type StateValue, setup } from "xstate";
+import {
+  type ActorScope,
+  assertEvent,
+  assign,
+  createActor,
+  initialTransition,
+  type ExecutableActionObject,
+  type ExecutableActionsFrom,
+  type SnapshotFrom,
+  type StateValue,
+  setup,
+} from "xstate";
+import { failed, followed, followsHint, sent } from "../kv/redirect";
 import type { HolderSettings } from "./types";
 
 /** Revoke and key registration give up after this many sends (the lease then ends by expiry). */
@@ -102,9 +114,51 @@ export type HolderInputEvent =
   /** Give the lease back now (a user or scenario asked). */
   | { readonly type: "RELEASE" };
 
-export type HolderEvent = HolderInputEvent & Stamp;
+/**
+ * A delayed event of the statechart (from `after`): the process keeps it as a timer on the
+ * local clock and feeds it back, stamped like any other, when it is due.
+ */
+export interface DelayedEvent {
+  readonly type: `xstate.after.${string}`;
+}
+
+export type HolderEvent = (HolderInputEvent | DelayedEvent) & Stamp;
+
+export function isDelayedEvent(e: { readonly type: string }): e is DelayedEvent {
+  return e.type.startsWith("xstate.after.");
+}
 
 type Args = { readonly context: HolderContext; readonly event: HolderEvent };
+
+/**
+ * The params of the actions the process (holder.ts) carries out: what each needs from the
+ * context or the event it was resolved with, so the process reads no xstate internals.
+ */
+export interface ProcessActionParams {
+  readonly sendGrant: undefined;
+  readonly sendRevoke: { readonly token: number | null };
+  /** everyServer: DHCP rebinding (past rebindFraction of the TTL with no renewal), ask every server. */
+  readonly sendRefresh: { readonly token: number | null; readonly reqId: number; readonly everyServer: boolean };
+  readonly newOp: undefined;
+  readonly toNextServer: undefined;
+  readonly toServerAfterSender: { readonly from: number };
+  readonly toHintedServer: { readonly hint: number };
+  /** newGrant: entered holding with a new grant (not back from jeopardy or grace). */
+  readonly startRegister: { readonly newGrant: boolean };
+  readonly stopRegister: undefined;
+  readonly startWork: { readonly newGrant: boolean };
+  readonly stopWork: undefined;
+}
+
+/** DHCP T2: past rebindFraction of the lease's TTL with no renewal. */
+function rebinding(c: HolderContext, now: number): boolean {
+  const f = c.cfg.rebindFraction;
+  if (f <= 0 || c.nominalEndUs === null) return false;
+  const ttlUs = c.ttlMs * 1000;
+  return now >= c.nominalEndUs - ttlUs + Math.round(ttlUs * f);
+}
+
+const newGrant = ({ event }: Args) => ({ newGrant: event.type === "GRANTED" });
 
 /** Milliseconds from now until an absolute local time (0 when it has passed). */
 function until(atUs: number | null, event: HolderEvent): number {
@@ -136,15 +190,6 @@ export function leaseTimes(
   };
 }
 
-/** The server after index `i` (-1, an unknown sender, gives the first). */
-export const nextServer = (servers: readonly unknown[], i: number): number =>
-  (((i + 1) % servers.length) + servers.length) % servers.length;
-
-const ev = <T extends HolderEvent["type"]>(e: HolderEvent, type: T): Extract<HolderEvent, { type: T }> => {
-  if (e.type !== type) throw new Error(`holder: expected ${type}, got ${e.type}`);
-  return e as Extract<HolderEvent, { type: T }>;
-};
-
 const machineSetup = setup({
   types: {
     context: {} as HolderContext,
@@ -154,20 +199,20 @@ const machineSetup = setup({
   actions: {
     // Interpreted by the process (holder.ts) with the context the action was resolved with.
     sendGrant: () => {},
-    sendRevoke: () => {},
-    sendRefresh: () => {},
+    sendRevoke: (_, _params: ProcessActionParams["sendRevoke"]) => {},
+    sendRefresh: (_, _params: ProcessActionParams["sendRefresh"]) => {},
     /** A new ClientWrite operation: the process takes the next sequence number. */
     newOp: () => {},
-    /** Where the next send goes: the server after the believed leader, after the one that refused (event.from), or the hinted one (event.hint). */
+    /** Where the next send goes: the server after the believed leader, after the one that refused, or the hinted one (kv/redirect.ts). */
     toNextServer: () => {},
-    toServerAfterSender: () => {},
-    toHintedServer: () => {},
+    toServerAfterSender: (_, _params: ProcessActionParams["toServerAfterSender"]) => {},
+    toHintedServer: (_, _params: ProcessActionParams["toHintedServer"]) => {},
     /**
      * Key registration (registerKey): on entering holding, if the key of this grant is
      * not written yet, the process writes it (a ClientWrite with retries, as the write
      * loop below) after the transition's other actions; leaving holding stops it.
      */
-    startRegister: () => {},
+    startRegister: (_, _params: ProcessActionParams["startRegister"]) => {},
     stopRegister: () => {},
     /**
      * The work loop runs while in holding: every workIntervalMs check the lease is valid on
@@ -175,17 +220,17 @@ const machineSetup = setup({
      * It is the process's own timer code (holder.ts), started on entering holding and
      * stopped on leaving it; a write already checked still goes out after it stops.
      */
-    startWork: () => {},
+    startWork: (_, _params: ProcessActionParams["startWork"]) => {},
     stopWork: () => {},
 
     resetAttempts: assign({ attempts: 0, failures: 0, redirects: 0 }),
     beginAttempt: assign(({ context, event }) => ({
-      attempts: context.attempts + 1,
+      ...sent(context),
       opSentAtUs: context.attempts === 0 ? event.nowUs : context.opSentAtUs,
     })),
-    /** No answer in time: back off and try the next server. */
-    fail: assign(({ context }) => ({ failures: context.failures + 1, redirects: 0 })),
-    followHint: assign(({ context }) => ({ redirects: context.redirects + 1 })),
+    /** No answer in time, or refused with no usable hint: back off and try the next server. */
+    fail: assign(({ context }) => failed(context)),
+    followHint: assign(({ context }) => followed(context)),
 
     startRefresh: assign(({ context, event }) => ({
       reqId: context.reqId + 1,
@@ -195,24 +240,24 @@ const machineSetup = setup({
     followRenewHint: assign(({ context }) => ({ renewRedirects: context.renewRedirects + 1 })),
 
     applyGrant: assign(({ context, event }) => {
-      const e = ev(event, "GRANTED");
+      assertEvent(event, "GRANTED");
       return {
-        token: e.token,
-        ttlMs: e.ttlMs,
-        acquiredAtUs: e.nowUs,
-        ...leaseTimes(context.cfg, context.opSentAtUs, e.ttlMs, e.rand),
+        token: event.token,
+        ttlMs: event.ttlMs,
+        acquiredAtUs: event.nowUs,
+        ...leaseTimes(context.cfg, context.opSentAtUs, event.ttlMs, event.rand),
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
       };
     }),
     applyRenewal: assign(({ context, event }) => {
-      const e = ev(event, "RENEWED");
-      const sent = context.refreshes.find((r) => r.reqId === e.reqId);
-      if (sent === undefined) throw new Error(`holder: renewal for unknown refresh ${e.reqId}`);
+      assertEvent(event, "RENEWED");
+      const refresh = context.refreshes.find((r) => r.reqId === event.reqId);
+      if (refresh === undefined) throw new Error(`holder: renewal for unknown refresh ${event.reqId}`);
       return {
-        ttlMs: e.ttlMs,
-        ...leaseTimes(context.cfg, sent.sentAtUs, e.ttlMs, e.rand),
+        ttlMs: event.ttlMs,
+        ...leaseTimes(context.cfg, refresh.sentAtUs, event.ttlMs, event.rand),
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
@@ -228,17 +273,24 @@ const machineSetup = setup({
     }),
   },
   guards: {
+    /** A hint is followed at most once per server in a row (kv/redirect.ts). */
     hintUsable: ({ context, event }) => {
-      const e = ev(event, "WRITE_REJECTED");
-      return e.hint !== null && e.hint !== e.from && context.redirects < context.cfg.servers.length;
+      assertEvent(event, "WRITE_REJECTED");
+      return followsHint(event.hint, event.from, context.redirects, context.cfg.servers.length);
     },
     renewHintUsable: ({ context, event }) => {
-      const e = ev(event, "REFRESH_REJECTED");
-      return e.reason === "not-leader" && e.hint !== null && e.hint !== e.from && context.renewRedirects < context.cfg.servers.length;
+      assertEvent(event, "REFRESH_REJECTED");
+      return event.reason === "not-leader" && followsHint(event.hint, event.from, context.renewRedirects, context.cfg.servers.length);
     },
-    poolShort: ({ event }) => ev(event, "REFRESH_REJECTED").reason === "pool-short",
+    poolShort: ({ event }) => {
+      assertEvent(event, "REFRESH_REJECTED");
+      return event.reason === "pool-short";
+    },
     /** Only an answer to a refresh we are waiting for renews (a duplicate after a renewal does not). */
-    awaitedRefresh: ({ context, event }) => context.refreshes.some((r) => r.reqId === ev(event, "RENEWED").reqId),
+    awaitedRefresh: ({ context, event }) => {
+      assertEvent(event, "RENEWED");
+      return context.refreshes.some((r) => r.reqId === event.reqId);
+    },
     writeAttemptsLeft: ({ context }) => context.attempts < MAX_WRITE_ATTEMPTS,
     hasGrace: ({ context }) => context.cfg.gracePeriodMs > 0,
   },
@@ -261,16 +313,42 @@ const machineSetup = setup({
   },
 });
 
-/** A ClientWrite with retries: send, wait for the reply, follow hints, back off on silence. */
-function writeLoop(send: "sendGrant" | "sendRevoke", exhausted: string | null) {
+const sendRevoke = { type: "sendRevoke", params: ({ context }: Args) => ({ token: context.token }) } as const;
+
+const sendRefresh = {
+  type: "sendRefresh",
+  params: ({ context, event }: Args) => ({ token: context.token, reqId: context.reqId, everyServer: rebinding(context, event.nowUs) }),
+} as const;
+
+/** Where a refused request goes next: the server after the one that refused. */
+const toServerAfterSender = {
+  type: "toServerAfterSender",
+  params: ({ event }: Args) => {
+    assertEvent(event, ["WRITE_REJECTED", "REFRESH_REJECTED"]);
+    return { from: event.from };
+  },
+} as const;
+
+/** Where a refused request goes next: the server its refusal named. */
+const toHintedServer = {
+  type: "toHintedServer",
+  params: ({ event }: Args) => {
+    assertEvent(event, ["WRITE_REJECTED", "REFRESH_REJECTED"]);
+    if (event.hint === null) throw new Error("holder: followed a refusal that names no server");
+    return { hint: event.hint };
+  },
+} as const;
+
+/** A ClientWrite with retries: send, wait for the reply, follow hints, back off on silence (kv/redirect.ts decides). */
+function writeLoop(send: "sendGrant" | typeof sendRevoke, exhausted: string | null) {
   return {
     sending: machineSetup.createStateConfig({
       entry: ["beginAttempt", send],
       after: { requestTimeout: { target: "backoff", actions: ["fail", "toNextServer"] } },
       on: {
         WRITE_REJECTED: [
-          { guard: "hintUsable", target: "sending", reenter: true, actions: ["followHint", "toHintedServer"] },
-          { target: "backoff", actions: ["fail", "toServerAfterSender"] },
+          { guard: "hintUsable", target: "sending", reenter: true, actions: ["followHint", toHintedServer] },
+          { target: "backoff", actions: ["fail", toServerAfterSender] },
         ],
       },
     }),
@@ -297,15 +375,15 @@ function renewLoop(inHolding: boolean) {
   } as const;
   return {
     renewing: machineSetup.createStateConfig({
-      entry: ["startRefresh", "sendRefresh"],
+      entry: ["startRefresh", sendRefresh],
       after: { requestTimeout: { target: "backoff", actions: ["renewFail", "toNextServer"] }, ...deadline },
       on: {
         ...answers,
         REFRESH_REJECTED: [
-          { guard: "renewHintUsable", target: "renewing", reenter: true, actions: ["followRenewHint", "toHintedServer"] },
+          { guard: "renewHintUsable", target: "renewing", reenter: true, actions: ["followRenewHint", toHintedServer] },
           // The leader is busy or short of leases: ask it again later.
           { guard: "poolShort", target: "backoff", actions: "renewFail" },
-          { target: "backoff", actions: ["renewFail", "toServerAfterSender"] },
+          { target: "backoff", actions: ["renewFail", toServerAfterSender] },
         ],
       },
     }),
@@ -351,7 +429,10 @@ export const holderMachine = machineSetup.createMachine({
       },
     },
     holding: {
-      entry: ["startWork", "startRegister"],
+      entry: [
+        { type: "startWork", params: newGrant },
+        { type: "startRegister", params: newGrant },
+      ],
       exit: ["stopWork", "stopRegister"],
       after: { untilHoldEnd: { target: "releasing" } },
       on: { RELEASE: { target: "releasing" } },
@@ -380,7 +461,7 @@ export const holderMachine = machineSetup.createMachine({
     releasing: {
       entry: ["newOp", "resetAttempts"],
       initial: "sending",
-      states: writeLoop("sendRevoke", "#holder.released"),
+      states: writeLoop(sendRevoke, "#holder.released"),
       on: {
         REVOKED: { target: "released" },
         // Already on its way out.
@@ -424,15 +505,52 @@ export function topState(value: StateValue): string {
 }
 
 /**
+ * xstate's cancel as it reaches the action executor: it drops a delayed event not yet due.
+ * (xstate's public types name its other special actions, raise among them, not this one.)
+ */
+export interface ExecutableCancelAction extends ExecutableActionObject {
+  readonly type: "xstate.cancel";
+  readonly params: { readonly sendId: string };
+}
+
+/** What the process carries out: the machine's named actions, and xstate's delayed raises and their cancels. */
+export type HolderAction =
+  | Extract<ExecutableActionsFrom<HolderMachine>, { type: "xstate.raise" }>
+  | ExecutableCancelAction
+  | { [K in keyof ProcessActionParams]: ExecutableActionObject & { readonly type: K; readonly params: ProcessActionParams[K] } }[keyof ProcessActionParams];
+
+/**
+ * Is it one of the actions the process carries out? (assign and the like are resolved
+ * inside the transition.) Its params are what the machine's params functions resolved,
+ * typed by ProcessActionParams through setup().
+ */
+function isHolderAction(a: ExecutableActionObject): a is HolderAction {
+  return a.type === "xstate.raise" || a.type === "xstate.cancel" || Object.hasOwn(holderMachine.implementations.actions, a.type);
+}
+
+function asHolderAction(a: ExecutableActionObject): HolderAction {
+  if (!isHolderAction(a)) throw new Error(`holder: unknown action ${a.type}`);
+  return a;
+}
+
+/** xstate's `initialTransition(holderMachine, { cfg })`, its actions those the process carries out. */
+export function holderInitialTransition(cfg: HolderSettings): [HolderSnapshot, HolderAction[]] {
+  const [snap, actions] = initialTransition(holderMachine, { cfg });
+  return [snap, actions.map(asHolderAction)];
+}
+
+/**
  * The same as xstate's pure `transition(holderMachine, snapshot, event)`, without its
  * cost: `transition()` builds a throwaway actor (and so the machine's initial state)
- * on every call to get an inert scope. Here one inert scope is built once and reused;
- * it only records the actions (nothing is executed or scheduled), which is all
- * `transition()` does with its own. tests/lease/holder.test.ts checks the two agree.
+ * on every call to get an inert scope, which halves the simulated seconds per wall second
+ * of a run with 20 holders (bench/run.ts). Here one inert scope is built once and reused,
+ * through the machine's public `transition(snapshot, event, actorScope)`; it only records
+ * the actions (nothing is executed or scheduled), which is all `transition()` does with
+ * its own. tests/lease/holder-transition.test.ts checks the two agree.
  */
-export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): [HolderSnapshot, ExecutableActionsFrom<HolderMachine>[]] {
+export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): [HolderSnapshot, HolderAction[]] {
   const scope = inertScope(snapshot.context.cfg);
-  const actions: ExecutableActionsFrom<HolderMachine>[] = [];
+  const actions: HolderAction[] = [];
   scope.sink = actions;
   const next = holderMachine.transition(snapshot, event, scope.scope);
   scope.sink = null;
@@ -440,8 +558,8 @@ export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): 
 }
 
 interface InertScope {
-  readonly scope: Parameters<HolderMachine["transition"]>[2];
-  sink: unknown[] | null;
+  readonly scope: ActorScope<HolderSnapshot, HolderEvent>;
+  sink: HolderAction[] | null;
 }
 
 let cachedScope: InertScope | null = null;
@@ -463,11 +581,10 @@ function inertScope(cfg: HolderSettings): InertScope {
       emit: () => {},
       actionExecutor: (action) => {
         if (holder.sink === null) throw new Error("holderTransition: action outside a transition");
-        holder.sink.push(action);
+        holder.sink.push(asHolderAction(action));
       },
-    } as Parameters<HolderMachine["transition"]>[2],
+    },
   };
   cachedScope = holder;
   return holder;
 }
-

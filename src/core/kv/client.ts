@@ -1,6 +1,6 @@
 /**
  * A key-value client process: one operation at a time, finds the leader by
- * following redirects, retries on timeout with the same sequence number (so the
+ * following redirects (redirect.ts), retries on timeout with the same sequence number (so the
  * service applies a retried write once), and records its history as trace events
  * (invoke, then ok, fail, or info when the outcome is unknown).
  */
@@ -9,6 +9,7 @@ import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
 import type { LeaseQuery } from "../lease/types";
 import type { KvOp, KvQuery, NodeId } from "../raft/types";
+import { afterRefusal, afterSilence, hintIndex, type Next, sent, type Tries } from "./redirect";
 
 /** A key-value write, or a read: a key, or a lease query (time to live, list), served through ReadIndex. */
 export type ClientOp = { readonly write: KvOp } | { readonly read: KvQuery | LeaseQuery };
@@ -29,10 +30,12 @@ export interface KvClientConfig {
   readonly thinkTimeMaxUs: number;
 }
 
-interface Current {
+interface Current extends Tries {
   readonly seq: number;
   readonly op: ClientOp;
   attempts: number;
+  failures: number;
+  redirects: number;
   deadline: number;
 }
 
@@ -117,7 +120,9 @@ export class KvClient implements ProcessLogic {
     const cur = s.current;
     if (cur !== null) {
       if (ctx.now < cur.deadline) return;
-      s.target = (s.target + 1) % this.cfg.servers.length;
+      // No answer in time: the next server, at once (the timeout was the wait). The wait after
+      // a refusal ends here too, so it also moves past the server chosen then.
+      this.retarget(afterSilence(this.cfg.servers.length, s.target, cur), cur);
       this.attempt(ctx, cur);
       return;
     }
@@ -135,15 +140,19 @@ export class KvClient implements ProcessLogic {
       this.pump(ctx);
       return;
     }
-    const hinted = p.leaderHint === null ? -1 : this.cfg.servers.indexOf(p.leaderHint);
-    if (hinted >= 0 && p.leaderHint !== from) {
-      s.target = hinted;
-      this.attempt(ctx, cur);
-    } else {
-      // No leader known there: back off, then try the next server.
-      s.target = (this.cfg.servers.indexOf(from) + 1) % this.cfg.servers.length;
-      cur.deadline = ctx.now + this.cfg.retryBackoffUs;
-    }
+    const servers = this.cfg.servers;
+    // Hints are followed without a bound: each one costs an attempt, and attempts are bounded.
+    const next = afterRefusal(servers.length, Number.POSITIVE_INFINITY, cur, hintIndex(servers, p.leaderHint), servers.indexOf(from));
+    this.retarget(next, cur);
+    if (next.now) this.attempt(ctx, cur);
+    // No leader known there: back off, then try the next server.
+    else cur.deadline = ctx.now + this.cfg.retryBackoffUs;
+  }
+
+  private retarget(next: Next, cur: Current): void {
+    this.st.target = next.target;
+    cur.failures = next.failures;
+    cur.redirects = next.redirects;
   }
 
   private pump(ctx: ProcessContext): void {
@@ -156,7 +165,7 @@ export class KvClient implements ProcessLogic {
     }
     if (op === undefined) return;
     s.seq += 1;
-    const cur: Current = { seq: s.seq, op, attempts: 0, deadline: 0 };
+    const cur: Current = { seq: s.seq, op, attempts: 0, failures: 0, redirects: 0, deadline: 0 };
     s.current = cur;
     ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq: cur.seq, op: opBody(op) });
     this.attempt(ctx, cur);
@@ -180,7 +189,7 @@ export class KvClient implements ProcessLogic {
       this.pump(ctx);
       return;
     }
-    cur.attempts += 1;
+    cur.attempts = sent(cur).attempts;
     cur.deadline = ctx.now + this.cfg.requestTimeoutUs;
     const to = this.cfg.servers[s.target] as NodeId;
     if ("write" in cur.op) ctx.send(to, { type: "ClientWrite", clientId: this.clientId, seq: cur.seq, op: cur.op.write });
