@@ -166,3 +166,75 @@ describe("naming a role once (as)", () => {
     expect(r.actionFailures.map((f) => f.error)).toEqual(['as "leader": that is already the name of a process or a role']);
   });
 });
+
+describe("latency by type of message (6.824's long reordering: replies slower than requests)", () => {
+  /** The latency of every send of each type, from the trace (µs). */
+  function latencies(input: Record<string, unknown>): Map<string, number[]> {
+    const out = new Map<string, number[]>();
+    run(input, (e) => {
+      if (e.kind !== "send") return;
+      const list = out.get(e.msg.type) ?? [];
+      list.push(e.deliverAt - e.t);
+      out.set(e.msg.type, list);
+    });
+    return out;
+  }
+
+  it("a setting: append replies take 200-300 ms, everything else the network's 10-20 ms", () => {
+    const l = latencies({ duration: "2s", network: { latencyByType: { AppendEntriesResp: { minMs: 200, maxMs: 300 } } } });
+    const replies = l.get("AppendEntriesResp") ?? [];
+    const appends = l.get("AppendEntries") ?? [];
+    expect(replies.length).toBeGreaterThan(20);
+    expect(Math.min(...replies)).toBeGreaterThanOrEqual(200_000);
+    expect(Math.max(...replies)).toBeLessThanOrEqual(300_000);
+    expect(appends.length).toBeGreaterThan(20);
+    expect(Math.max(...appends)).toBeLessThanOrEqual(20_000);
+  });
+
+  it("an action sets it during the run, and null puts a type back on the usual range", () => {
+    const at = (ms: number) => ms * 1000;
+    const slow: number[] = [];
+    run(
+      {
+        duration: "3s",
+        actions: [
+          { at: "1s", do: "network", latencyByType: { AppendEntries: { minMs: 100, maxMs: 100 } } },
+          { at: "2s", do: "network", latencyByType: { AppendEntries: null } },
+        ],
+      },
+      (e) => {
+        if (e.kind === "send" && e.msg.type === "AppendEntries" && e.deliverAt - e.t === 100_000) slow.push(e.t);
+      },
+    );
+    expect(slow.length).toBeGreaterThan(10);
+    expect(Math.min(...slow)).toBeGreaterThanOrEqual(at(1000));
+    expect(Math.max(...slow)).toBeLessThan(at(2000));
+  });
+
+  it("refuses a type that is not a message, and a range upside down", () => {
+    const bad = parseScenario({ network: { latencyByType: { Heartbeat: { minMs: 1, maxMs: 2 } } } });
+    expect(bad.ok ? [] : bad.errors).toEqual([expect.stringMatching(/^network\.latencyByType\.Heartbeat: Heartbeat is not a type of message \(RequestVote, /)]);
+    const flipped = parseScenario({ actions: [{ at: "1s", do: "network", latencyByType: { AppendEntries: { minMs: 5, maxMs: 1 } } }] });
+    expect(flipped.ok ? [] : flipped.errors).toEqual(["actions[0].latencyByType: maxMs must be at least minMs"]);
+  });
+});
+
+describe("a partition that names a process twice in one group", () => {
+  it("a role and the id it resolves to put the node in its group once (it used to refuse: 'in two groups')", () => {
+    // Seed 4 elects n2 first (the run without the partition shows it).
+    const first = run({ duration: "1s", expect: [{ that: "leader-is", node: "n2" }] });
+    expect(outcome(first)).toEqual([expect.stringMatching(/^pass/)]);
+    const r = run({
+      duration: "3s",
+      actions: [{ at: "1s", do: "partition", groups: [["leader", "n2"], ["others"]] }],
+      expect: [{ at: "3s", that: "leader-is-not", node: "n2" }, { at: "3s", that: "leader-exists" }],
+    });
+    expect(r.actionFailures).toEqual([]);
+    expect(outcome(r).every((x) => x.startsWith("pass"))).toBe(true);
+  });
+
+  it("one process in two different groups is still refused, and the run goes on", () => {
+    const r = run({ duration: "2s", actions: [{ at: "1s", do: "partition", groups: [["n1", "n2"], ["n2", "n3"]] }] });
+    expect(r.actionFailures.map((f) => f.error)).toEqual(["partition: n2 is in two groups"]);
+  });
+});

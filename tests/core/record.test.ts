@@ -33,7 +33,10 @@ const EXAMPLES = {
     { type: "clock", proc: "n4", driftPpm: -25_000 },
     { type: "clock", proc: "n4", jumpUs: -250_007 },
   ],
-  network: [{ type: "network", dropRate: 0.125, duplicateRate: 0.5, latencyMinUs: 1_500, latencyMaxUs: 20_250 }],
+  network: [
+    { type: "network", dropRate: 0.125, duplicateRate: 0.5, latencyMinUs: 1_500, latencyMaxUs: 20_250 },
+    { type: "network", latencyByType: { AppendEntriesResp: { minUs: 200_000, maxUs: 250_500 }, RequestVote: null } },
+  ],
   submit: [
     { type: "submit", client: "c1", op: { write: { type: "put", key: "k", value: "v" } } },
     { type: "submit", client: "c2", op: { write: { type: "delete", key: "k" } } },

@@ -13,7 +13,7 @@
  * here does not compile (`satisfies ActionTable`), nor does an entry that forgets a part.
  */
 import { z } from "zod";
-import { SETTING_FIELDS } from "../sim/config";
+import { byMessageType, latencyRange, SETTING_FIELDS } from "../sim/config";
 import type { Action } from "../sim/sim";
 import { at, duration, procRef, signedDuration } from "./fields";
 
@@ -157,6 +157,10 @@ export const ACTIONS = {
         duplicateRate: NET.duplicateRate.unwrap().optional(),
         latencyMinMs: NET.latencyMinMs.unwrap().optional(),
         latencyMaxMs: NET.latencyMaxMs.unwrap().optional(),
+        /** Latency by type of message; null puts a type back on the range above. */
+        latencyByType: byMessageType(latencyRange.nullable())
+          .refine((t) => Object.values(t).every((r) => r === null || r === undefined || r.maxMs >= r.minMs), "maxMs must be at least minMs")
+          .optional(),
       }),
     ],
     fromFile: (a) => {
@@ -165,6 +169,11 @@ export const ACTIONS = {
       if (a.duplicateRate !== undefined) out.duplicateRate = a.duplicateRate;
       if (a.latencyMinMs !== undefined) out.latencyMinUs = Math.round(a.latencyMinMs * 1000);
       if (a.latencyMaxMs !== undefined) out.latencyMaxUs = Math.round(a.latencyMaxMs * 1000);
+      if (a.latencyByType !== undefined) {
+        out.latencyByType = Object.fromEntries(
+          Object.entries(a.latencyByType).map(([type, r]) => [type, r == null ? null : { minUs: Math.round(r.minMs * 1000), maxUs: Math.round(r.maxMs * 1000) }]),
+        );
+      }
       return out;
     },
     toFile: (a, when) => {
@@ -173,6 +182,11 @@ export const ACTIONS = {
       if (a.duplicateRate !== undefined) out.duplicateRate = a.duplicateRate;
       if (a.latencyMinUs !== undefined) out.latencyMinMs = a.latencyMinUs / 1000;
       if (a.latencyMaxUs !== undefined) out.latencyMaxMs = a.latencyMaxUs / 1000;
+      if (a.latencyByType !== undefined) {
+        out.latencyByType = Object.fromEntries(
+          Object.entries(a.latencyByType).map(([type, r]) => [type, r === null ? null : { minMs: r.minUs / 1000, maxMs: r.maxUs / 1000 }]),
+        );
+      }
       return [out as ScenarioActionInput];
     },
     describe: (a) => {
@@ -181,6 +195,9 @@ export const ACTIONS = {
       if (a.duplicateRate !== undefined) parts.push(`duplication ${Math.round(a.duplicateRate * 1000) / 10} %`);
       if (a.latencyMinUs !== undefined || a.latencyMaxUs !== undefined) {
         parts.push(`latency ${(a.latencyMinUs ?? 0) / 1000}-${(a.latencyMaxUs ?? 0) / 1000} ms`);
+      }
+      for (const [type, r] of Object.entries(a.latencyByType ?? {})) {
+        parts.push(r === null ? `${type} back to the usual latency` : `${type} latency ${r.minUs / 1000}-${r.maxUs / 1000} ms`);
       }
       return `network: ${parts.join(", ") || "unchanged"}`;
     },

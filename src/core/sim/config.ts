@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { HolderSettings } from "../holder/types";
 import type { LeaseServerSettings } from "../lease/types";
 import { clip } from "./time";
-import { MESSAGE_TYPES, type MessageType } from "./trace";
+import { MESSAGE_TYPES } from "./trace";
 
 export const MAX_NODES = 9;
 /** The longest extra delay a slow link may add (µs): a minute. */
@@ -44,6 +44,18 @@ const raftFields = {
   snapshotKeepEntries: between(0, 1_000_000, { int: true }).default(100),
 };
 
+/** A table by type of message ("AppendEntriesResp"); a key that names no type is refused, naming the types. */
+export function byMessageType<T extends z.ZodType>(value: T) {
+  return z.record(z.string(), value).superRefine((table, ctx) => {
+    for (const t of Object.keys(table)) {
+      if (!(MESSAGE_TYPES as readonly string[]).includes(t))
+        ctx.addIssue({ code: "custom", path: [t], message: `${clip(t)} is not a type of message (${MESSAGE_TYPES.join(", ")})` });
+    }
+  });
+}
+/** A latency range in milliseconds, for one type of message. */
+export const latencyRange = z.strictObject({ minMs: between(0, MINUTES_10), maxMs: between(0, MINUTES_10) });
+
 const networkFields = {
   latencyMinMs: between(0, MINUTES_10).default(10),
   latencyMaxMs: between(0, MINUTES_10).default(20),
@@ -51,12 +63,7 @@ const networkFields = {
    * Latency by type of message, instead of the range above: replies slower than requests
    * (6.824's long reordering), or snapshots slower than heartbeats.
    */
-  latencyByType: z
-    .partialRecord(
-      z.enum(MESSAGE_TYPES as [MessageType, ...MessageType[]], { error: (iss) => `${clip(String(iss.input))} is not a type of message (${MESSAGE_TYPES.join(", ")})` }),
-      z.strictObject({ minMs: between(0, MINUTES_10), maxMs: between(0, MINUTES_10) }),
-    )
-    .default(() => ({})),
+  latencyByType: byMessageType(latencyRange).default(() => ({})),
   /** Probability (0..1) that a message is lost. */
   dropRate: between(0, 1).default(0),
   /** Probability (0..1) that a message is delivered twice. */
