@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { type RunResult, runScenario, unexpected } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
 import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
-import { clip, formatMicros, MAX_DURATION_US, parseDuration } from "../core/sim/time";
+import { clip, formatInstant, MAX_DURATION_US, parseDuration } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 
 const USAGE = `Usage: npm run sim -- [options]
@@ -326,10 +326,10 @@ function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
   if (r.nemesisMix !== null) console.log(`     nemesis: ${r.nemesisMix}`);
   for (const x of r.expectations) if (!x.ok || !quiet) console.log(`     ${x.ok ? "pass" : "FAIL"} ${x.description} (${x.detail})`);
   for (const v of r.violations)
-    console.log(`     VIOLATION ${v.invariant} at ${formatMicros(v.time)} [${v.nodes.join(", ")}]: ${v.detail}`);
+    console.log(`     VIOLATION ${v.invariant} at ${formatInstant(v.time)} [${v.nodes.join(", ")}]: ${v.detail}`);
   for (const b of r.boundsBroken)
-    console.log(`     bound broken (${b.bound}) at ${formatMicros(b.time)} [${b.nodes.join(", ")}]: ${b.detail}`);
-  for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatMicros(f.time)} skipped: ${f.error}`);
+    console.log(`     bound broken (${b.bound}) at ${formatInstant(b.time)} [${b.nodes.join(", ")}]: ${b.detail}`);
+  for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatInstant(f.time)} skipped: ${f.error}`);
   if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
 }
 

@@ -5,7 +5,8 @@
  * link is this same text, compressed.
  */
 import type { Timeline } from "../core/replay/timeline";
-import { formatExactDuration, scenarioActionsOf } from "../core/scenario/record";
+import { scenarioActionsOf } from "../core/scenario/record";
+import { formatExactDuration } from "../core/sim/time";
 import type { Scenario } from "../core/scenario/schema";
 
 /** A parsed scenario back to file form, without its actions (durations written exactly; defaults written out). */

@@ -10,7 +10,7 @@ import { HistoryRecorder } from "../core/scenario/history";
 import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
 import { configProblems } from "../core/sim/config";
-import { formatMicros } from "../core/sim/time";
+import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
@@ -163,7 +163,7 @@ export class SimHost {
     const cursor = Math.min(scenario.duration, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
     if (imported !== undefined && cursor > MAX_OPEN_US) {
       throw new Error(
-        `cannot open this run at ${formatMicros(cursor)}: the browser opens a shared moment up to ${formatMicros(MAX_OPEN_US)} into a run (run it with npm run sim)`,
+        `cannot open this run at ${formatInstant(cursor)}: the browser opens a shared moment up to ${formatDuration(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
     const { timeline, journal } = newRun(scenario);
@@ -194,7 +194,7 @@ export class SimHost {
     if (shortOf !== null) {
       this.env.post({
         type: "error",
-        message: `The shared moment (${formatMicros(shortOf)}) was too far to reach at once: the run is shown at ${formatMicros(timeline.now)}. Press Play to go on to it.`,
+        message: `The shared moment (${formatInstant(shortOf)}) was too far to reach at once: the run is shown at ${formatInstant(timeline.now)}. Press Play to go on to it.`,
       });
     }
   }

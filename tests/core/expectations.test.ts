@@ -23,7 +23,7 @@ describe("expectations over time: within", () => {
     const r = run({ expect: [{ at: "0ms", within: "1s", that: "leader-exists" }, { at: "0ms", that: "leader-exists" }] });
     const [waited, atOnce] = r.expectations;
     expect(waited?.ok).toBe(true);
-    expect(waited?.detail).toMatch(/within 1s: held after \d+(\.\d+)?ms/);
+    expect(waited?.detail).toMatch(/within 1 s: held after \d+(\.\d+)? ms/);
     // It held at a moment after its `at`, and says when.
     expect(waited?.at).toBeGreaterThan(0);
     expect(atOnce?.ok).toBe(false);
@@ -31,7 +31,7 @@ describe("expectations over time: within", () => {
 
   it("fails, saying it never held, when the time runs out", () => {
     const r = run({ expect: [{ at: "1s", within: "200ms", that: "no-leader" }] });
-    expect(outcome(r)).toEqual([expect.stringMatching(/^FAIL .*within 200ms: never held\)$/)]);
+    expect(outcome(r)).toEqual([expect.stringMatching(/^FAIL .*within 200 ms: never held\)$/)]);
   });
 
   it("later checks keep their own times while one waits", () => {
@@ -118,7 +118,7 @@ describe("a slow link, one way (scenarios/raft/slow-link.json)", () => {
     const withPreVote = runScenario(parsed.scenario);
     expect(withPreVote.ok).toBe(true);
     const without = runScenario({ ...parsed.scenario, cluster: { ...parsed.scenario.cluster, preVote: false } });
-    expect(without.expectations.filter((x) => !x.ok).map((x) => x.description)).toContain("at 4s: the highest term is at most 1");
+    expect(without.expectations.filter((x) => !x.ok).map((x) => x.description)).toContain("at 4.000 s: the highest term is at most 1");
   });
 });
 

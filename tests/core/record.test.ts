@@ -1,6 +1,7 @@
 /** Actions written back into a scenario file read back as the same actions, at the same microsecond. */
 import { describe, expect, it } from "vitest";
-import { formatExactDuration, scenarioActionsOf, type TimedAction } from "../../src/core/scenario/record";
+import { scenarioActionsOf, type TimedAction } from "../../src/core/scenario/record";
+import { formatExactDuration } from "../../src/core/sim/time";
 import { scenarioActions } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
 import type { Action } from "../../src/core/sim/sim";

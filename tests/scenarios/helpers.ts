@@ -9,7 +9,7 @@ import type { RaftNode } from "../../src/core/raft/node";
 import type { Entry, NodeId } from "../../src/core/raft/types";
 import { type ConfigPatch, defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { type NemesisConfig, Simulation } from "../../src/core/sim/sim";
-import { formatMicros, sec } from "../../src/core/sim/time";
+import { formatDuration, formatInstant, sec } from "../../src/core/sim/time";
 import type { TraceEvent } from "../../src/core/sim/trace";
 
 export type ClientEvent = Extract<TraceEvent, { kind: "client" }>;
@@ -20,7 +20,7 @@ export function makeSim(seed: number, patch: ConfigPatch = {}, nemesis?: Nemesis
 
 /** "seed=7 t=1.234s": the prefix of every failure message. */
 export function tag(sim: Simulation): string {
-  return `seed=${sim.seed} t=${formatMicros(sim.now)}`;
+  return `seed=${sim.seed} t=${formatInstant(sim.now)}`;
 }
 
 /** Runs `fn`, prefixing any error (assertion or crash in the core) with the seed. */
@@ -39,7 +39,7 @@ export function itForSeeds(name: string, seeds: readonly number[], fn: (seed: nu
 }
 
 export function expectNoViolations(sim: Simulation): void {
-  const v = sim.violations.map((x) => `${x.invariant} at ${formatMicros(x.time)} [${x.nodes.join(",")}]: ${x.detail}`);
+  const v = sim.violations.map((x) => `${x.invariant} at ${formatInstant(x.time)} [${x.nodes.join(",")}]: ${x.detail}`);
   expect(v, `${tag(sim)}: invariant violations (reproduce with seed ${sim.seed})`).toEqual([]);
 }
 
@@ -109,7 +109,7 @@ export function awaitLeader(sim: Simulation, timeoutUs: number, among: readonly 
   const l = agreedLeader(sim, among);
   if (!ok || l === null) {
     const roles = upNodes(sim).map((id) => `${id}:${node(sim, id).role}@${node(sim, id).term}`);
-    throw new Error(`${tag(sim)}: no agreed leader among [${among.join(",")}] within ${formatMicros(timeoutUs)} (${roles.join(" ")})`);
+    throw new Error(`${tag(sim)}: no agreed leader among [${among.join(",")}] within ${formatDuration(timeoutUs)} (${roles.join(" ")})`);
   }
   return l;
 }
@@ -150,7 +150,7 @@ export function awaitConverged(sim: Simulation, timeoutUs: number): NodeId {
         ? `${id}:down`
         : `${id}:${n.role}@${n.term} last=${n.lastIndex} commit=${n.commitIndex} applied=${sim.server(id).lastApplied}`;
     });
-    throw new Error(`${tag(sim)}: cluster did not converge within ${formatMicros(timeoutUs)}: ${desc.join("; ")}`);
+    throw new Error(`${tag(sim)}: cluster did not converge within ${formatDuration(timeoutUs)}: ${desc.join("; ")}`);
   }
   return agreedLeader(sim) as NodeId;
 }
@@ -262,7 +262,7 @@ export function historyProblems(hist: History, finalState: Record<string, string
     const seen = e.result?.kind === "kv" ? (e.result.value ?? "") : "";
     const fin = finalState[key] ?? "";
     if (!fin.startsWith(seen)) {
-      problems.push(`read ${rk} of ${key} at ${formatMicros(e.t)} returned "${seen}", not a prefix of the final "${fin}"`);
+      problems.push(`read ${rk} of ${key} at ${formatInstant(e.t)} returned "${seen}", not a prefix of the final "${fin}"`);
       continue;
     }
     const start = invokes.get(rk)?.t ?? e.t;
@@ -270,7 +270,7 @@ export function historyProblems(hist: History, finalState: Record<string, string
     for (const [k, t] of okAt) {
       const [wk, tok] = k.split(" ") as [string, string];
       if (wk === key && t < start && !seenSet.has(tok)) {
-        problems.push(`read ${rk} of ${key} began at ${formatMicros(start)} but missed ${tok} acknowledged at ${formatMicros(t)}`);
+        problems.push(`read ${rk} of ${key} began at ${formatInstant(start)} but missed ${tok} acknowledged at ${formatInstant(t)}`);
       }
     }
     for (const tok of seenSet) {

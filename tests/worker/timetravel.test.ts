@@ -169,7 +169,7 @@ describe("time travel in the host", () => {
     if (!long.ok || !clash.ok) throw new Error("fixtures must parse");
     const h = harness();
     h.host.handle({ type: "start", settings: settings({ seed: 17 }), scenario: long.scenario });
-    expect(h.errors().at(-1)).toMatch(/cannot open this run at 5400s/);
+    expect(h.errors().at(-1)).toMatch(/cannot open this run at 5400.000 s/);
     // Nothing ran before: the page's own settings started instead.
     expect(h.last().seed).toBe(17);
     const runId = h.last().runId;
@@ -193,7 +193,7 @@ describe("time travel in the host", () => {
     expect(view.now).toBeGreaterThan(0);
     expect(view.timeline.end).toBe(view.now);
     const error = posts.find((p) => p.type === "error");
-    expect(error?.type === "error" && error.message).toMatch(/The shared moment \(30s\) was too far to reach at once/);
+    expect(error?.type === "error" && error.message).toMatch(/The shared moment \(30.000 s\) was too far to reach at once/);
   });
 
   it("an exported run with a nemesis keeps the nemesis's quiet time when it grows longer than the file", () => {

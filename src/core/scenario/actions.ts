@@ -15,6 +15,7 @@
 import { z } from "zod";
 import { byMessageType, latencyRange, SETTING_FIELDS } from "../sim/config";
 import type { Action } from "../sim/sim";
+import { formatDuration, formatExactDuration } from "../sim/time";
 import { at, duration, procRef, signedDuration } from "./fields";
 
 const NET = SETTING_FIELDS.network;
@@ -39,19 +40,8 @@ function decl<T extends Action["type"], const F extends readonly FileForm[]>(typ
   return { type, ...d };
 }
 
-/** Exact, readable duration text for µs: "0ms", "1500ms", "2000417us". */
-export function formatExactDuration(us: number): string {
-  if (!Number.isSafeInteger(us)) throw new Error(`not a whole number of microseconds: ${us}`);
-  return us % 1000 === 0 ? `${us / 1000}ms` : `${us}us`;
-}
-
 function signedExact(us: number): string {
   return us < 0 ? `-${formatExactDuration(-us)}` : formatExactDuration(us);
-}
-
-/** "3 s" or "250 ms", for descriptions. */
-function words(us: number): string {
-  return us % 1_000_000 === 0 ? `${us / 1_000_000} s` : `${us / 1000} ms`;
 }
 
 /** Actions on one process named `node` in files and `proc` in the simulator. */
@@ -82,7 +72,7 @@ export const ACTIONS = {
     files: [z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration })],
     fromFile: (a) => ({ type: "pause", proc: a.node, durationUs: a.for }),
     toFile: (a, when) => [{ at: when, do: "pause", node: a.proc, for: formatExactDuration(a.durationUs) }],
-    describe: (a) => `pause ${a.proc} for ${words(a.durationUs)}`,
+    describe: (a) => `pause ${a.proc} for ${formatDuration(a.durationUs)}`,
   }),
   transfer: decl("transfer", {
     /** The leader hands leadership to `to` (a node id, or "follower" / "any-node"). */
@@ -120,7 +110,7 @@ export const ACTIONS = {
     files: [z.strictObject({ ...at, do: z.literal("slow-link"), from: procRef, to: procRef, delay: duration })],
     fromFile: (a) => ({ type: "slow-link", from: a.from, to: a.to, delayUs: a.delay }),
     toFile: (a, when) => [{ at: when, do: "slow-link", from: a.from, to: a.to, delay: formatExactDuration(a.delayUs) }],
-    describe: (a) => (a.delayUs === 0 ? `the link ${a.from} → ${a.to} back to normal speed` : `slow the link ${a.from} → ${a.to} by ${words(a.delayUs)}`),
+    describe: (a) => (a.delayUs === 0 ? `the link ${a.from} → ${a.to} back to normal speed` : `slow the link ${a.from} → ${a.to} by ${formatDuration(a.delayUs)}`),
   }),
   clock: decl("clock", {
     files: [
@@ -142,7 +132,7 @@ export const ACTIONS = {
     describe: (a) =>
       [
         a.driftPpm === undefined ? null : `set ${a.proc}'s clock drift to ${a.driftPpm} ppm`,
-        a.jumpUs === undefined ? null : `jump ${a.proc}'s clock by ${words(a.jumpUs)}`,
+        a.jumpUs === undefined ? null : `jump ${a.proc}'s clock by ${formatDuration(a.jumpUs)}`,
       ]
         .filter((x) => x !== null)
         .join(", "),
@@ -273,7 +263,7 @@ export const ACTIONS = {
     files: [z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration })],
     fromFile: (a) => ({ type: "gc-pause", holder: a.holder, durationUs: a.for }),
     toFile: (a, when) => [{ at: when, do: "gc-pause", holder: a.holder, for: formatExactDuration(a.durationUs) }],
-    describe: (a) => `GC pause ${a.holder} for ${words(a.durationUs)} between check and write`,
+    describe: (a) => `GC pause ${a.holder} for ${formatDuration(a.durationUs)} between check and write`,
   }),
   fencing: decl("fencing", {
     files: [z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() })],

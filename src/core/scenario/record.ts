@@ -7,9 +7,10 @@
  * Times are written exactly: "1500ms" when whole milliseconds, "1500250us" otherwise.
  */
 import type { Action } from "../sim/sim";
-import { fileActionsOf, formatExactDuration, type ScenarioActionInput } from "./actions";
+import { formatExactDuration } from "../sim/time";
+import { fileActionsOf, type ScenarioActionInput } from "./actions";
 
-export { formatExactDuration, type ScenarioActionInput } from "./actions";
+export type { ScenarioActionInput } from "./actions";
 
 /** A user action and the virtual time (µs) it was taken at. */
 export interface TimedAction {

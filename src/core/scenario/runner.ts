@@ -8,7 +8,7 @@ import type { BoundBroken, Violation } from "../sim/checkers";
 import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
 import type { NemesisConfig } from "../sim/nemesis";
 import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
-import { formatMicros } from "../sim/time";
+import { formatDuration, formatInstant } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
 import { holderStateOf } from "../holder/holder";
 import type { LeaseInfo } from "../lease/types";
@@ -186,7 +186,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
     }
     for (const w of waiting.filter((x) => x.nextAt === t)) {
       const r = checkExpectation(sim, w.c.e, observer);
-      const waited = ` (within ${formatMicros(w.c.e.within ?? 0)}: ${r.ok ? `held after ${formatMicros(t - w.c.at)}` : "never held"})`;
+      const waited = ` (within ${formatDuration(w.c.e.within ?? 0)}: ${r.ok ? `held after ${formatDuration(t - w.c.at)}` : "never held"})`;
       if (r.ok || t >= w.deadline) {
         results.push({ index: w.c.index, at: t, ...r, detail: r.detail + waited });
         waiting.splice(waiting.indexOf(w), 1);
@@ -350,7 +350,7 @@ export function describeExpectation(e: Expectation): string {
         .filter((x) => x !== null)
         .join(" and ");
       const bytes = e.bytesAtMost === undefined ? "" : `${range ? ", " : ""}at most ${e.bytesAtMost} bytes`;
-      return `${range}${bytes} ${e.type} message(s) sent${e.since === undefined ? "" : ` since ${formatMicros(e.since)}`}`;
+      return `${range}${bytes} ${e.type} message(s) sent${e.since === undefined ? "" : ` since ${formatInstant(e.since)}`}`;
     }
     case "term-at-least":
       return `the highest term is at least ${e.term}`;
@@ -392,7 +392,7 @@ export function unexpected(s: Scenario, violations: readonly Violation[]): Viola
 }
 
 function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { description: string; ok: boolean; detail: string } {
-  const description = `at ${formatMicros(e.at ?? sim.now)}: ${describeExpectation(e)}`;
+  const description = `at ${formatInstant(e.at ?? sim.now)}: ${describeExpectation(e)}`;
   const majority = Math.floor(sim.nodeIds.length / 2) + 1;
   const leader = sim.leader();
   const leaders = sim.nodeIds.filter((id) => sim.status(id) !== "down" && sim.server(id).node?.role === "leader");

@@ -16,7 +16,7 @@ import type { ProcessContext } from "./process";
 import { ActionRefused } from "./refusal";
 import type { Rng } from "./rng";
 import type { Envelope } from "./sim";
-import { formatMicros } from "./time";
+import { formatDuration } from "./time";
 import type { DropReason, ProcEvent, ProcId, SimEvent } from "./trace";
 
 /**
@@ -326,7 +326,7 @@ const APPLY: { readonly [T in Action["type"]]: (h: ActionHost, a: ActionOf<T>) =
     const { p, logic } = target(h, a.holder, "holder", "a lease holder", "gc-pause");
     positive(a.durationUs, "gc-pause");
     logic.armGcPause(a.durationUs);
-    h.emit({ kind: "note", text: `${p.id} will pause for ${formatMicros(a.durationUs)} right after its next lease check` });
+    h.emit({ kind: "note", text: `${p.id} will pause for ${formatDuration(a.durationUs)} right after its next lease check` });
   },
   fencing: (h, a) => {
     const s = h.storage();

@@ -49,14 +49,43 @@ function checked(us: Micros, input: string): { ok: true; us: Micros } | { ok: fa
   return { ok: true, us };
 }
 
-/** "1.234s", "250ms", "40µs": short and readable. */
-export function formatMicros(us: Micros): string {
+/*
+ * Time as text: the one place durations and instants become words, for the CLI, the event
+ * log, the panels and the scenario descriptions alike.
+ */
+
+/**
+ * A length of time in the unit that reads best: "40 µs", "1.5 ms", "250 ms", "1.234 s",
+ * "12.5 s", "3 min 5 s". Seconds keep at most `decimals` decimals (trailing zeros dropped);
+ * a negative length starts with "-".
+ */
+export function formatDuration(us: Micros, decimals = 3): string {
   const a = Math.abs(us);
-  if (a >= US_PER_S) return `${trim(us / US_PER_S, 3)}s`;
-  if (a >= US_PER_MS) return `${trim(us / US_PER_MS, 1)}ms`;
-  return `${us}µs`;
+  const sign = us < 0 ? "-" : "";
+  if (a < US_PER_MS) return `${sign}${Math.round(a)} µs`;
+  if (a < US_PER_S) return `${sign}${trim(a / US_PER_MS, 1)} ms`;
+  if (a < 60 * US_PER_S) return `${sign}${trim(a / US_PER_S, decimals)} s`;
+  const m = Math.floor(a / (60 * US_PER_S));
+  const s = Math.round((a - m * 60 * US_PER_S) / US_PER_S);
+  return `${sign}${m} min ${s} s`;
 }
 
+/**
+ * An instant of virtual time, as seconds since the run began with a fixed number of
+ * decimals (so a running clock does not jitter): "12.345 s".
+ */
+export function formatInstant(us: Micros, decimals = 3): string {
+  return `${(us / US_PER_S).toFixed(decimals)} s`;
+}
+
+/** A duration as a scenario file writes it, exact and parseable: "0ms", "1500ms", "2000417us". */
+export function formatExactDuration(us: Micros): string {
+  if (!Number.isSafeInteger(us)) throw new Error(`not a whole number of microseconds: ${us}`);
+  return us % US_PER_MS === 0 ? `${us / US_PER_MS}ms` : `${us}us`;
+}
+
+/** Fixed decimals without the trailing zeros: 2.50 -> "2.5", 3.000 -> "3" (and 100 stays "100"). */
 function trim(n: number, digits: number): string {
-  return n.toFixed(digits).replace(/\.?0+$/, "");
+  const t = n.toFixed(digits);
+  return t.includes(".") ? t.replace(/\.?0+$/, "") : t;
 }
