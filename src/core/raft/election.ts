@@ -3,8 +3,8 @@
  * leadership transfer's election): the election timer, campaigning, voting, and the role
  * changes (follower, pre-candidate, candidate, leader).
  */
-import { freshProgress } from "./progress";
 import { NodeCore } from "./core";
+import { freshProgress } from "./progress";
 import type { NodeId, RequestVote, RequestVoteResp } from "./types";
 
 export abstract class ElectionNode extends NodeCore {

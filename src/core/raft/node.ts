@@ -53,7 +53,7 @@ export class RaftNode extends ReplicatingNode {
     return new RaftNode(cfg, rng, st);
   }
 
-  // ---- read-only views -------------------------------------------------------
+  // ---- read-only views (the log's own, such as lastIndex and termAt, are in core.ts) ----
 
   get term(): number {
     return this.st.term;
@@ -140,7 +140,8 @@ export class RaftNode extends ReplicatingNode {
     const d = this.cfg.checkQuorum ? Math.min(s.heartbeatDeadline, s.checkQuorumDeadline) : s.heartbeatDeadline;
     return s.transferee === null ? d : Math.min(d, s.transferDeadline);
   }
-// ---- inputs ----------------------------------------------------------------
+
+  // ---- inputs ----------------------------------------------------------------
 
   onTimer(now: number): void {
     const s = this.st;
@@ -259,6 +260,10 @@ export class RaftNode extends ReplicatingNode {
       case "InstallSnapshot":
         this.onSnapshot(now, from, m);
         return;
+      default: {
+        const unhandled: never = m;
+        throw new Error(`${this.id}: unhandled message ${(unhandled as RaftMessage).type}`);
+      }
     }
   }
 
@@ -314,6 +319,7 @@ export class RaftNode extends ReplicatingNode {
     return this.st.transferee;
   }
 
+  /** The transferee's log is up to date: tell it to campaign now (once per transfer). */
   protected sendTimeoutNow(to: NodeId): void {
     const s = this.st;
     if (s.transferSent) return;
@@ -362,6 +368,7 @@ export class RaftNode extends ReplicatingNode {
 
   // ---- ReadIndex -------------------------------------------------------------
 
+  /** Starts a heartbeat round for the read `ctx` at the commit index (at once with a quorum of one). */
   protected startRead(ctx: number): void {
     const s = this.st;
     if (this.quorum === 1) {
@@ -373,6 +380,7 @@ export class RaftNode extends ReplicatingNode {
     this.broadcastHeartbeat();
   }
 
+  /** `from` answered the heartbeat round `round`: every read of that round or earlier that has a quorum is ready. */
   protected ackRead(from: NodeId, round: number): void {
     const s = this.st;
     let done = -1;

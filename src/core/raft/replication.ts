@@ -4,8 +4,16 @@
  * the answers, and when entries are committed. The follower's side: the consistency check,
  * appends and truncations, an installed snapshot, and the answers.
  */
-import { becomeProbe, becomeReplicate, becomeSnapshot, MAX_INFLIGHT_APPENDS, type Progress, rejectionIsCurrent, SNAPSHOT_RESEND_HEARTBEATS } from "./progress";
 import { ElectionNode } from "./election";
+import {
+  becomeProbe,
+  becomeReplicate,
+  becomeSnapshot,
+  MAX_INFLIGHT_APPENDS,
+  type Progress,
+  rejectionIsCurrent,
+  SNAPSHOT_RESEND_HEARTBEATS,
+} from "./progress";
 import { NONE } from "./state";
 import type { AppendEntries, AppendEntriesResp, InstallSnapshot, NodeId } from "./types";
 
