@@ -13,6 +13,7 @@ export abstract class ElectionNode extends NodeCore {
   /** Replication (replication.ts): commit what a quorum holds, if of this leader's term. */
   protected abstract maybeCommit(): void;
 
+  /** The election timer fired (or was forced): campaign, after a pre-vote if the cluster uses one. */
   protected campaign(now: number, why: string): void {
     if (this.cfg.preVote) this.becomePreCandidate(now, why);
     else this.becomeCandidate(now, why);
