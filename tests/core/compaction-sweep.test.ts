@@ -118,8 +118,8 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       expect(leader, `seed ${seed}: a leader at the end`).not.toBeNull();
       expect(sim.server(leader as string).node?.lastIndex, `seed ${seed}: the run is long enough`).toBeGreaterThan(2048);
       // The checkers' per-index history below every node's log start is released (in chunks of 1024).
-      const checkers = (sim as unknown as { checkers: { s: { committed: { get(i: number): number | undefined } } } }).checkers;
-      expect(checkers.s.committed.get(1), `seed ${seed}`).toBeUndefined();
+      const checkers = (sim as unknown as { checkers: { raft: { s: { committed: { get(i: number): number | undefined } } } } }).checkers;
+      expect(checkers.raft.s.committed.get(1), `seed ${seed}`).toBeUndefined();
     }
   });
 });

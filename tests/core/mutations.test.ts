@@ -5,8 +5,10 @@
  * comfort. Each test prints the first seed that finds its bug.
  *
  * Patches go by name (maybeCommit, requestRead, boot) and each test first checks that the
- * name still exists, so a rename in node.ts breaks these tests loudly instead of making
- * them plant nothing.
+ * name still exists, so a rename in the node (src/core/raft) breaks these tests loudly
+ * instead of making them plant nothing. A patch on RaftNode.prototype also covers a method
+ * the node inherits from a lower layer (replication.ts, election.ts): every call goes
+ * through `this`.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LeaseTable } from "../../src/core/lease/table";

@@ -379,11 +379,11 @@ function watchStep(n: NemesisState, sim: Simulation): Action[] {
   }
 }
 
+/** One random fault: a kind drawn from the run's mix, then its action (or the start of its pattern). */
 function randomFault(n: NemesisState, sim: Simulation): Action[] {
   const rng = n.rng;
   const mix = n.mix as NemesisMix;
   const nodes = sim.nodeIds;
-  const now = sim.now;
   const picked = pickWeighted(rng, mix);
   // Without holders there is nothing to GC-pause or expire: pause or crash something instead.
   const noHolders = sim.holderIds.length === 0 || !n.cfg.includeClients;
@@ -394,33 +394,10 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
       if (sim.status(target) !== "up") return [];
       return [{ type: "gc-pause", holder: target, durationUs: rng.int(500_000, 4_000_000) }];
     }
-    case "crash": {
-      // Holders crash too (their leases must then expire), a fifth of the time.
-      const pool = n.cfg.includeClients && sim.holderIds.length > 0 && rng.chance(0.2) ? sim.holderIds : nodes;
-      const down = pool.filter((id) => sim.status(id) === "down");
-      const up = pool.filter((id) => sim.status(id) !== "down");
-      // Restart more eagerly as more nodes are down, so the cluster keeps coming back.
-      if (down.length > 0 && (up.length === 0 || rng.chance(down.length / pool.length + 0.2))) {
-        return [{ type: "restart", proc: rng.pick(down) }];
-      }
-      return up.length > 0 ? [{ type: "crash", proc: rng.pick(up) }] : [];
-    }
-    case "partition": {
-      if (rng.chance(0.35)) return [{ type: "heal" }];
-      const shuffled = rng.shuffle(nodes);
-      const groups = rng.chance(0.2) && nodes.length >= 3 ? 3 : 2;
-      const cuts = rng
-        .shuffle(Array.from({ length: nodes.length - 1 }, (_, i) => i + 1))
-        .slice(0, groups - 1)
-        .sort((a, b) => a - b);
-      const out: string[][] = [];
-      let prev = 0;
-      for (const c of [...cuts, nodes.length]) {
-        out.push(shuffled.slice(prev, c));
-        prev = c;
-      }
-      return [{ type: "partition", groups: out.filter((g) => g.length > 0) }];
-    }
+    case "crash":
+      return crashOrRestart(n, sim);
+    case "partition":
+      return randomPartition(rng, nodes);
     case "cut": {
       if (nodes.length < 2) return [];
       const from = rng.pick(nodes);
@@ -450,54 +427,21 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
     }
     case "leader-crash": {
       if (n.watch !== null) return [];
-      n.watch = leaderWatch(rng, now, rng.int(0, 3), sim);
+      n.watch = leaderWatch(rng, sim.now, rng.int(0, 3), sim);
       return [];
     }
-    case "restart-storm": {
-      if (n.watch === null && rng.chance(0.4)) {
-        // Crash a node right after it voted, and bring it back before the next candidate's request lands.
-        n.watch = { kind: "voter", untilUs: now + 1_500_000, restartAfterUs: rng.int(1_000, Math.max(1_000, Math.min(mix.restartGapMaxUs, 15_000))) };
-        return [];
-      }
-      const l = sim.leader();
-      const target = l !== null && rng.chance(0.5) ? l : rng.pick(nodes);
-      const rounds = rng.int(2, 5);
-      let t = now;
-      for (let i = 0; i < rounds; i++) {
-        t += rng.int(1_000, Math.max(1_000, mix.restartGapMaxUs));
-        schedule(n, t, { type: "restart", proc: target });
-        if (i === rounds - 1) break;
-        t += rng.int(5_000, 300_000);
-        schedule(n, t, { type: "crash", proc: target });
-      }
-      return [{ type: "note", text: `nemesis: restart storm of ${target}, ${rounds} rounds` }, { type: "crash", proc: target }];
-    }
-    case "leader-isolate": {
-      const l = sim.leader();
-      if (l === null || nodes.length < 3) return [];
-      const others = nodes.filter((x) => x !== l);
-      const buddy = rng.pick(others);
-      const rest = others.filter((x) => x !== buddy);
-      if (rng.chance(0.6)) schedule(n, now + logUniform(rng, 100_000, 3_000_000), { type: "heal" });
-      return [{ type: "partition", groups: [[l, buddy], rest] }];
-    }
-    case "delay": {
-      const net = sim.config.network;
-      const base = net.latencyMinMs * 1000;
-      const spike = rng.int(Math.max(base, 50_000), Math.max(base, 50_000, mix.delayMaxUs));
-      schedule(n, now + logUniform(rng, 50_000, 2_000_000), {
-        type: "network",
-        latencyMinUs: base,
-        latencyMaxUs: net.latencyMaxMs * 1000,
-      });
-      return [{ type: "network", latencyMinUs: base, latencyMaxUs: spike }];
-    }
+    case "restart-storm":
+      return restartStorm(n, sim);
+    case "leader-isolate":
+      return isolateLeader(n, sim);
+    case "delay":
+      return latencySpike(n, sim);
     case "slow-link": {
       if (nodes.length < 2) return [];
       const from = rng.pick(nodes);
       const to = rng.pick(nodes.filter((x) => x !== from));
       const delayUs = rng.int(20_000, Math.max(20_000, mix.delayMaxUs));
-      if (rng.chance(0.6)) schedule(n, now + logUniform(rng, 100_000, 3_000_000), { type: "slow-link", from, to, delayUs: 0 });
+      if (rng.chance(0.6)) schedule(n, sim.now + logUniform(rng, 100_000, 3_000_000), { type: "slow-link", from, to, delayUs: 0 });
       return [{ type: "slow-link", from, to, delayUs }];
     }
     case "transfer": {
@@ -505,45 +449,138 @@ function randomFault(n: NemesisState, sim: Simulation): Action[] {
       if (l === null || sim.status(l) !== "up") return [];
       return [{ type: "transfer", to: rng.pick(nodes.filter((x) => x !== l)) }];
     }
-    case "membership": {
-      const l = sim.leader();
-      const node = l === null ? null : sim.server(l).node;
-      if (l === null || node === null || sim.status(l) !== "up") return [];
-      const members = node.config;
-      const outside = nodes.filter((x) => !members.includes(x));
-      if (outside.length > 0 && (members.length <= 3 || rng.chance(0.5))) return [{ type: "add-node", proc: rng.pick(outside) }];
-      if (members.length > 3) return [{ type: "remove-node", proc: rng.pick(members) }];
-      return [];
-    }
-    case "holder-expiry": {
-      if (n.watch !== null || now < n.holderCooldownUntil) return [];
-      const leader = sim.leader();
-      if (leader === null) return [];
-      const sm = sim.stateOf(leader);
-      const tracker = sim.server(leader).tracker;
-      if (sm === null || tracker === null) return [];
-      const leaderNow = localTime(sim.clockOf(leader), now);
-      const held = sm.leaseList().filter((l) => l.state === "held" && l.holder !== null);
-      const candidates = held
-        .map((l) => ({ lease: l.name, holder: (l.holder as string).split(".")[0] as string }))
-        .filter((c) => sim.holderIds.includes(c.holder) && sim.status(c.holder) !== "down");
-      if (candidates.length === 0) return [];
-      const c = rng.pick(candidates);
-      // A restarted holder asks for a grant startAfterMs after it starts. Restart it so that request
-      // reaches the leader from 80 ms before to 150 ms after the leader's expiry time (its expiry
-      // check runs every expiryCheckIntervalMs after that): the new grant races the Expire.
-      const startAfterUs = holderSettings(sim.config, sim.holderIds.indexOf(c.holder)).startAfterMs * 1000;
-      const leadUs = startAfterUs + rng.int(-150_000, 80_000);
-      // Only while the leader times the lease long enough ahead that the holder is down for a while.
-      const expires = tracker.expiresAt(c.lease);
-      if (expires === null || expires - leaderNow < leadUs + 100_000) return [];
-      n.watch = { kind: "holder-expiry", untilUs: now + 10_000_000, holder: c.holder, lease: c.lease, leadUs };
-      return [{ type: "note", text: `nemesis: crashing ${c.holder}, to restart it near the expiry of ${c.lease}` }, { type: "crash", proc: c.holder }];
-    }
+    case "membership":
+      return membershipChange(rng, sim);
+    case "holder-expiry":
+      return crashHolderBeforeExpiry(n, sim);
     default: {
       // A new kind of fault must be drawn here: the compiler names this line.
       const unhandled: never = kind;
       throw new Error(`nemesis: unhandled fault ${unhandled as string}`);
     }
   }
+}
+
+/** "crash": crash a node (or, a fifth of the time, a holder), or restart one that is down. */
+function crashOrRestart(n: NemesisState, sim: Simulation): Action[] {
+  const rng = n.rng;
+  // Holders crash too (their leases must then expire), a fifth of the time.
+  const pool = n.cfg.includeClients && sim.holderIds.length > 0 && rng.chance(0.2) ? sim.holderIds : sim.nodeIds;
+  const down = pool.filter((id) => sim.status(id) === "down");
+  const up = pool.filter((id) => sim.status(id) !== "down");
+  // Restart more eagerly as more nodes are down, so the cluster keeps coming back.
+  if (down.length > 0 && (up.length === 0 || rng.chance(down.length / pool.length + 0.2))) {
+    return [{ type: "restart", proc: rng.pick(down) }];
+  }
+  return up.length > 0 ? [{ type: "crash", proc: rng.pick(up) }] : [];
+}
+
+/** "partition": heal, or split the nodes into two (sometimes three) random groups. */
+function randomPartition(rng: Rng, nodes: readonly string[]): Action[] {
+  if (rng.chance(0.35)) return [{ type: "heal" }];
+  const shuffled = rng.shuffle(nodes);
+  const groups = rng.chance(0.2) && nodes.length >= 3 ? 3 : 2;
+  const cuts = rng
+    .shuffle(Array.from({ length: nodes.length - 1 }, (_, i) => i + 1))
+    .slice(0, groups - 1)
+    .sort((a, b) => a - b);
+  const out: string[][] = [];
+  let prev = 0;
+  for (const c of [...cuts, nodes.length]) {
+    out.push(shuffled.slice(prev, c));
+    prev = c;
+  }
+  return [{ type: "partition", groups: out.filter((g) => g.length > 0) }];
+}
+
+/** "restart-storm": watch for a node that just voted; or crash and restart one node several times. */
+function restartStorm(n: NemesisState, sim: Simulation): Action[] {
+  const rng = n.rng;
+  const mix = n.mix as NemesisMix;
+  const now = sim.now;
+  if (n.watch === null && rng.chance(0.4)) {
+    // Crash a node right after it voted, and bring it back before the next candidate's request lands.
+    n.watch = { kind: "voter", untilUs: now + 1_500_000, restartAfterUs: rng.int(1_000, Math.max(1_000, Math.min(mix.restartGapMaxUs, 15_000))) };
+    return [];
+  }
+  const l = sim.leader();
+  const target = l !== null && rng.chance(0.5) ? l : rng.pick(sim.nodeIds);
+  const rounds = rng.int(2, 5);
+  let t = now;
+  for (let i = 0; i < rounds; i++) {
+    t += rng.int(1_000, Math.max(1_000, mix.restartGapMaxUs));
+    schedule(n, t, { type: "restart", proc: target });
+    if (i === rounds - 1) break;
+    t += rng.int(5_000, 300_000);
+    schedule(n, t, { type: "crash", proc: target });
+  }
+  return [{ type: "note", text: `nemesis: restart storm of ${target}, ${rounds} rounds` }, { type: "crash", proc: target }];
+}
+
+/** "leader-isolate": the leader and one follower on one side, the rest on the other; often healed later. */
+function isolateLeader(n: NemesisState, sim: Simulation): Action[] {
+  const rng = n.rng;
+  const nodes = sim.nodeIds;
+  const l = sim.leader();
+  if (l === null || nodes.length < 3) return [];
+  const others = nodes.filter((x) => x !== l);
+  const buddy = rng.pick(others);
+  const rest = others.filter((x) => x !== buddy);
+  if (rng.chance(0.6)) schedule(n, sim.now + logUniform(rng, 100_000, 3_000_000), { type: "heal" });
+  return [{ type: "partition", groups: [[l, buddy], rest] }];
+}
+
+/** "delay": raise the latency for a while, then set it back to the configured range. */
+function latencySpike(n: NemesisState, sim: Simulation): Action[] {
+  const rng = n.rng;
+  const net = sim.config.network;
+  const base = net.latencyMinMs * 1000;
+  const spike = rng.int(Math.max(base, 50_000), Math.max(base, 50_000, (n.mix as NemesisMix).delayMaxUs));
+  schedule(n, sim.now + logUniform(rng, 50_000, 2_000_000), {
+    type: "network",
+    latencyMinUs: base,
+    latencyMaxUs: net.latencyMaxMs * 1000,
+  });
+  return [{ type: "network", latencyMinUs: base, latencyMaxUs: spike }];
+}
+
+/** "membership": the leader adds a server outside the configuration, or removes a member (never below three). */
+function membershipChange(rng: Rng, sim: Simulation): Action[] {
+  const l = sim.leader();
+  const node = l === null ? null : sim.server(l).node;
+  if (l === null || node === null || sim.status(l) !== "up") return [];
+  const members = node.config;
+  const outside = sim.nodeIds.filter((x) => !members.includes(x));
+  if (outside.length > 0 && (members.length <= 3 || rng.chance(0.5))) return [{ type: "add-node", proc: rng.pick(outside) }];
+  if (members.length > 3) return [{ type: "remove-node", proc: rng.pick(members) }];
+  return [];
+}
+
+/** "holder-expiry": crash a holder whose lease the leader times, and watch to restart it near the expiry. */
+function crashHolderBeforeExpiry(n: NemesisState, sim: Simulation): Action[] {
+  const rng = n.rng;
+  const now = sim.now;
+  if (n.watch !== null || now < n.holderCooldownUntil) return [];
+  const leader = sim.leader();
+  if (leader === null) return [];
+  const sm = sim.stateOf(leader);
+  const tracker = sim.server(leader).tracker;
+  if (sm === null || tracker === null) return [];
+  const leaderNow = localTime(sim.clockOf(leader), now);
+  const held = sm.leaseList().filter((l) => l.state === "held" && l.holder !== null);
+  const candidates = held
+    .map((l) => ({ lease: l.name, holder: (l.holder as string).split(".")[0] as string }))
+    .filter((c) => sim.holderIds.includes(c.holder) && sim.status(c.holder) !== "down");
+  if (candidates.length === 0) return [];
+  const c = rng.pick(candidates);
+  // A restarted holder asks for a grant startAfterMs after it starts. Restart it so that request
+  // reaches the leader from 80 ms before to 150 ms after the leader's expiry time (its expiry
+  // check runs every expiryCheckIntervalMs after that): the new grant races the Expire.
+  const startAfterUs = holderSettings(sim.config, sim.holderIds.indexOf(c.holder)).startAfterMs * 1000;
+  const leadUs = startAfterUs + rng.int(-150_000, 80_000);
+  // Only while the leader times the lease long enough ahead that the holder is down for a while.
+  const expires = tracker.expiresAt(c.lease);
+  if (expires === null || expires - leaderNow < leadUs + 100_000) return [];
+  n.watch = { kind: "holder-expiry", untilUs: now + 10_000_000, holder: c.holder, lease: c.lease, leadUs };
+  return [{ type: "note", text: `nemesis: crashing ${c.holder}, to restart it near the expiry of ${c.lease}` }, { type: "crash", proc: c.holder }];
 }
