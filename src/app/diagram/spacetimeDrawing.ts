@@ -16,7 +16,7 @@
  */
 import * as d3 from "d3";
 import type { DiagramMark, DiagramMessage } from "../../worker/protocol";
-import { HOLDER_COLOR } from "../ring/ringDrawing";
+import { HOLDER_COLOR } from "../ring/holderLayer";
 import { messageColor, OKABE_ITO, ROLE_COLOR } from "../theme";
 import type { SpaceTimeData } from "./input";
 import {
