@@ -14,6 +14,15 @@ export function setAttr(el: Element, name: string, value: string): void {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
+/** A horizontal line from x1 to x2 at y (a tick, a violation's rule). */
+export function setRule(line: Element | null, x1: number, x2: number, y: string): void {
+  if (line === null) return;
+  setAttr(line, "x1", String(x1));
+  setAttr(line, "x2", String(x2));
+  setAttr(line, "y1", y);
+  setAttr(line, "y2", y);
+}
+
 /** A number rounded to a tenth, as an attribute value ("12.3"). */
 export const r1 = (v: number): string => (Math.round(v * 10) / 10).toString();
 
@@ -23,12 +32,16 @@ export type G<D> = d3.Selection<SVGGElement, D, SVGGElement, unknown>;
 /** What each element was last drawn from, so an unchanged one costs no DOM writes. */
 const drawnFrom = new WeakMap<Element, string>();
 
+/** Whether `el` was last drawn from another signature than `sig` (and records `sig`). */
+export function isNew(el: Element, sig: string): boolean {
+  if (drawnFrom.get(el) === sig) return false;
+  drawnFrom.set(el, sig);
+  return true;
+}
+
 /** The elements of `sel` whose signature changed since they were last drawn (and records the new one). */
 export function changed<D>(sel: G<D>, sig: (d: D) => string): G<D> {
   return sel.filter(function (d) {
-    const s = sig(d);
-    if (drawnFrom.get(this) === s) return false;
-    drawnFrom.set(this, s);
-    return true;
+    return isNew(this, sig(d));
   });
 }
