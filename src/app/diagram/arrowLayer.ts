@@ -29,7 +29,11 @@ export interface DrawnArrows {
   readonly shown: number;
 }
 
-export function createArrowLayer(p: Parts): { draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): DrawnArrows } {
+export interface ArrowLayer {
+  draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): DrawnArrows;
+}
+
+export function createArrowLayer(p: Parts): ArrowLayer {
   const drawnArrowFrom = new WeakMap<Element, { src: DiagramMessage | null; geom: string }>();
   let finishedFrom: { list: SpaceTimeData["finished"]; geom: string; c0: number; c1: number } | null = null;
   let finishedDrawn: DrawnArrow[] = [];

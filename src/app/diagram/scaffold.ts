@@ -5,6 +5,7 @@
  */
 import * as d3 from "d3";
 import { OKABE_ITO } from "../theme";
+import type { Frame } from "./layout";
 
 /** Colours arrows can take (one arrowhead marker each). */
 export const ARROW_COLORS = [OKABE_ITO.orange, OKABE_ITO.blue, OKABE_ITO.green, OKABE_ITO.purple, "#555555"] as const;
@@ -123,3 +124,16 @@ export function createParts(svg: SVGSVGElement, uid: string) {
 
 /** The diagram's elements. */
 export type Parts = ReturnType<typeof createParts>;
+
+/** Fits the picture, its background, the plot's clip and the header to a frame. */
+export function sizeParts(p: Parts, f: Frame): void {
+  p.root.attr("viewBox", `0 0 ${f.width} ${f.height}`).attr("width", f.width).attr("height", f.height);
+  p.bg.attr("width", f.width).attr("height", f.height);
+  p.clipRect
+    .attr("x", f.plotLeft - 40)
+    .attr("y", f.plotTop)
+    .attr("width", f.plotRight - f.plotLeft + 40 + 10)
+    .attr("height", f.plotBottom - f.plotTop);
+  // Behind the names only: the first tick's label sits on the plot's top edge.
+  p.headerBg.attr("width", f.width).attr("height", f.plotTop - 8);
+}

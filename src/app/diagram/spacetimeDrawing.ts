@@ -20,7 +20,7 @@
  */
 import { r1 } from "../draw/dom";
 import { createFrames } from "../draw/frames";
-import { createArrowLayer, type DrawnArrow } from "./arrowLayer";
+import { type ArrowLayer, createArrowLayer, type DrawnArrow } from "./arrowLayer";
 import { drawAxis, drawCursor } from "./axisLayer";
 import type { SpaceTimeData } from "./input";
 import { drawFocus, drawLabels, drawTip } from "./labelLayer";
@@ -30,6 +30,7 @@ import {
   DEFAULT_WIDTH,
   type Frame,
   frameOf,
+  type Lanes,
   latestEnd,
   MAX_SPAN_US,
   MIN_SPAN_US,
@@ -45,7 +46,7 @@ import {
 } from "./layout";
 import { type DrawnMark, drawMarks } from "./markLayer";
 import { visibleMarks } from "./marks";
-import { createParts } from "./scaffold";
+import { createParts, type Parts, sizeParts } from "./scaffold";
 import { drawSegments, drawViolations } from "./segmentLayer";
 import { attachPointer, type Hover } from "./spacetimePointer";
 
@@ -87,8 +88,52 @@ export interface SpaceTimeDrawing {
 
 let drawingCount = 0;
 
-/** While playing, the diagram is redrawn at most this often (ms): about 8 times a second. */
+/** One picture: the data, the lines, the scale, the window, the frame, and the key of the geometry. */
+interface Picture {
+  readonly d: SpaceTimeData;
+  readonly L: Lanes;
+  readonly s: TimeScale;
+  readonly w: TimeWindow;
+  readonly frame: Frame;
+  readonly geomKey: string;
+}
+
+/** Draws every layer, back to front; returns what the pointer and the summary need. */
+function drawLayers(p: Parts, arrowLayer: ArrowLayer, x: Picture, hover: Hover): { arrows: readonly DrawnArrow[]; marks: DrawnMark[]; summary: string } {
+  const { d, L, s, w, frame } = x;
+  p.content.attr("transform", `translate(0,${r1(s.offset)})`);
+  drawAxis(p, w, frame);
+  drawSegments(p, d, L, s, w);
+  drawViolations(p, visibleMarks(d.marks, L.byId, w), s, frame);
+  const arrows = arrowLayer.draw(d, L, s, w, x.geomKey);
+  const marks = drawMarks(p, d, L, s, w);
+  drawLabels(p, d, L, frame, marks, arrows.arrows);
+  drawFocus(p, d, arrows.arrows);
+  drawCursor(p, d, w, frame);
+  drawTip(p, d, s, frame, hover, arrows.arrows);
+  return { arrows: arrows.arrows, marks, summary: summaryText(arrows.shown, marks.length, L.lanes.length, w) };
+}
+
+/**
+ * While playing, the diagram is redrawn at most this often (ms): about 8 times a second.
+ * Views arrive 25 times a second while playing, and every redraw repaints the whole plot
+ * (it slides). Paused, it is redrawn at the next frame. (At once where there are no
+ * frames, as in tests.)
+ */
 export const PLAYING_REDRAW_MS = 120;
+
+/** What the zoom and scroll buttons need to know. */
+function viewportState(vp: Viewport, now: number): ViewportState {
+  const w = windowOf(vp, now);
+  return {
+    spanUs: vp.spanUs,
+    following: vp.endUs === null,
+    canZoomIn: vp.spanUs > MIN_SPAN_US,
+    canZoomOut: vp.spanUs < MAX_SPAN_US,
+    canPanEarlier: w.t0 > 0,
+    canPanLater: w.t1 < latestEnd(vp.spanUs, now),
+  };
+}
 
 export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeCallbacks, initialWidth = DEFAULT_WIDTH): SpaceTimeDrawing {
   const p = createParts(svg, `st${++drawingCount}`);
@@ -110,31 +155,13 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
   let destroyed = false;
 
   function applyFrame(): void {
-    const f = frame;
-    p.root.attr("viewBox", `0 0 ${f.width} ${f.height}`).attr("width", f.width).attr("height", f.height);
-    p.bg.attr("width", f.width).attr("height", f.height);
-    p.clipRect
-      .attr("x", f.plotLeft - 40)
-      .attr("y", f.plotTop)
-      .attr("width", f.plotRight - f.plotLeft + 40 + 10)
-      .attr("height", f.plotBottom - f.plotTop);
-    // Behind the names only: the first tick's label sits on the plot's top edge.
-    p.headerBg.attr("width", f.width).attr("height", f.plotTop - 8);
+    sizeParts(p, frame);
     lanesKey = "";
     scale = null;
   }
 
   function emitViewport(): void {
-    const now = data?.now ?? 0;
-    const w = windowOf(vp, now);
-    const state: ViewportState = {
-      spanUs: vp.spanUs,
-      following: vp.endUs === null,
-      canZoomIn: vp.spanUs > MIN_SPAN_US,
-      canZoomOut: vp.spanUs < MAX_SPAN_US,
-      canPanEarlier: w.t0 > 0,
-      canPanLater: w.t1 < latestEnd(vp.spanUs, now),
-    };
+    const state = viewportState(vp, data?.now ?? 0);
     const key = JSON.stringify(state);
     if (key === lastViewport) return;
     lastViewport = key;
@@ -156,29 +183,15 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
     const s = timeScale(w, frame, scale);
     const geomKey = `${s.origin}|${s.k}|${lanesKey}`;
     scale = s;
-    p.content.attr("transform", `translate(0,${r1(s.offset)})`);
-    drawAxis(p, w, frame);
-    drawSegments(p, d, L, s, w);
-    drawViolations(p, visibleMarks(d.marks, L.byId, w), s, frame);
-    const arrows = arrowLayer.draw(d, L, s, w, geomKey);
-    drawnArrows = arrows.arrows;
-    drawnMarks = drawMarks(p, d, L, s, w);
-    drawLabels(p, d, L, frame, drawnMarks, drawnArrows);
-    drawFocus(p, d, drawnArrows);
-    drawCursor(p, d, w, frame);
-    drawTip(p, d, s, frame, hover, drawnArrows);
-    summary = summaryText(arrows.shown, drawnMarks.length, L.lanes.length, w);
+    const drawn = drawLayers(p, arrowLayer, { d, L, s, w, frame, geomKey }, hover);
+    drawnArrows = drawn.arrows;
+    drawnMarks = drawn.marks;
+    summary = drawn.summary;
     p.root.attr("aria-label", `Space-time diagram: ${summary}`);
     p.title.text(`Space-time diagram: ${summary}`);
     emitViewport();
   }
 
-  /**
-   * Views arrive 25 times a second while playing, and every redraw repaints the whole
-   * plot (it slides). While playing the diagram is redrawn at most PLAYING_REDRAW_MS
-   * apart, in an animation frame; paused, at the next frame. (At once where there are
-   * no frames, as in tests.)
-   */
   const frames = createFrames(() => render());
 
   const detachPointer = attachPointer(svg, {

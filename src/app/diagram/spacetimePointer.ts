@@ -43,6 +43,25 @@ export interface PointerHost {
   inspect(id: number): void;
 }
 
+/** The arrow or mark under a point (screen coordinates of the SVG). */
+function pick(host: PointerHost, p: { x: number; y: number }): { arrow: DrawnArrow | null; mark: DrawnMark | null } {
+  const s = host.scale();
+  const f = host.frame();
+  if (s === null || p.y < f.plotTop || p.y > f.plotBottom) return { arrow: null, mark: null };
+  const ly = p.y - s.offset;
+  let mark: DrawnMark | null = null;
+  let best = HIT_PX + 2;
+  for (const m of host.marks()) {
+    const dd = Math.hypot(m.x - p.x, m.y - ly);
+    if (dd <= best) {
+      best = dd;
+      mark = m;
+    }
+  }
+  if (mark !== null) return { arrow: null, mark };
+  return { arrow: nearestArrow(host.arrows(), p.x, ly, HIT_PX), mark: null };
+}
+
 /** Listens to the pointer and the wheel on `svg`; returns what stops listening. */
 export function attachPointer(svg: SVGSVGElement, host: PointerHost): () => void {
   const hover = host.hover;
@@ -53,25 +72,6 @@ export function attachPointer(svg: SVGSVGElement, host: PointerHost): () => void
     const sx = r.width > 0 ? f.width / r.width : 1;
     const sy = r.height > 0 ? f.height / r.height : 1;
     return { x: (e.clientX - r.left) * sx, y: (e.clientY - r.top) * sy };
-  }
-
-  /** The arrow or mark under a point (screen coordinates of the SVG). */
-  function pick(p: { x: number; y: number }): { arrow: DrawnArrow | null; mark: DrawnMark | null } {
-    const s = host.scale();
-    const f = host.frame();
-    if (s === null || p.y < f.plotTop || p.y > f.plotBottom) return { arrow: null, mark: null };
-    const ly = p.y - s.offset;
-    let mark: DrawnMark | null = null;
-    let best = HIT_PX + 2;
-    for (const m of host.marks()) {
-      const dd = Math.hypot(m.x - p.x, m.y - ly);
-      if (dd <= best) {
-        best = dd;
-        mark = m;
-      }
-    }
-    if (mark !== null) return { arrow: null, mark };
-    return { arrow: nearestArrow(host.arrows(), p.x, ly, HIT_PX), mark: null };
   }
 
   function setHover(arrow: DrawnArrow | null, mark: DrawnMark | null): void {
@@ -114,7 +114,7 @@ export function attachPointer(svg: SVGSVGElement, host: PointerHost): () => void
       host.show(panBy({ spanUs: vp.spanUs, endUs: drag.end }, dt, host.now()).vp);
       return;
     }
-    const hit = pick(p);
+    const hit = pick(host, p);
     setHover(hit.arrow, hit.mark);
   }
 
@@ -125,7 +125,7 @@ export function attachPointer(svg: SVGSVGElement, host: PointerHost): () => void
     svg.releasePointerCapture?.(e.pointerId);
     svg.classList?.remove("is-dragging");
     if (wasDrag) return;
-    const hit = pick(toSvg(e));
+    const hit = pick(host, toSvg(e));
     if (hit.arrow === null) {
       hover.pinned = null;
       if (hit.mark === null) host.focus(null);

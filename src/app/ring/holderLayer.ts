@@ -33,9 +33,8 @@ interface HolderDatum {
 
 type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
 
-export function createHolderLayer(gHolders: Group, gStorage: Group, select: (t: InspectTarget) => void): RingLayer {
+export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) => void): RingLayer {
   let holderSel: G<HolderDatum> = gHolders.selectAll<SVGGElement, HolderDatum>("g.holder");
-  let storageSel: G<StorageView> = gStorage.selectAll<SVGGElement, StorageView>("g.storage");
   // The part the animation frames touch, picked once per view.
   let holderStatus = holderSel.select<SVGTextElement>(".status");
 
@@ -132,7 +131,18 @@ export function createHolderLayer(gHolders: Group, gStorage: Group, select: (t: 
     });
   }
 
-  // ------------------------------------------------------------- storage
+  return {
+    draw(v: SimView, L: RingLayout, marks: RingMarks): void {
+      drawHolders(v, L, marks);
+    },
+    frame(_v: SimView, now: number): void {
+      frameHolders(now);
+    },
+  };
+}
+
+export function createStorageLayer(gStorage: Group, select: (t: InspectTarget) => void): RingLayer {
+  let storageSel: G<StorageView> = gStorage.selectAll<SVGGElement, StorageView>("g.storage");
 
   function drawStorage(v: SimView, L: RingLayout, marks: RingMarks): void {
     const s = v.storage;
@@ -186,11 +196,9 @@ export function createHolderLayer(gHolders: Group, gStorage: Group, select: (t: 
 
   return {
     draw(v: SimView, L: RingLayout, marks: RingMarks): void {
-      drawHolders(v, L, marks);
       drawStorage(v, L, marks);
     },
     frame(_v: SimView, now: number): void {
-      frameHolders(now);
       frameStorage(now);
     },
   };

@@ -46,9 +46,8 @@ const DROP_WORDS_UP_TO = 12;
 type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
 
 /** `on`: what clicking and pointing at a message do (a message leaving clears only the focus the last view had). */
-export function createMessageLayer(gMsgs: Group, gDrops: Group, on: Omit<MessagePointer, "focused">): RingLayer {
+export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focused">): RingLayer {
   let msgSel: G<MessageDatum> = gMsgs.selectAll<SVGGElement, MessageDatum>("g.msg");
-  let dropSel: G<DropDatum> = gDrops.selectAll<SVGGElement, DropDatum>("g.drop");
   let drawnWith: RingMarks = NO_MARKS;
   const pointer: MessagePointer = { ...on, focused: () => drawnWith.focus };
 
@@ -135,7 +134,19 @@ export function createMessageLayer(gMsgs: Group, gDrops: Group, on: Omit<Message
     });
   }
 
-  // ------------------------------------------------------------- drops
+  return {
+    draw(v: SimView, L: RingLayout, marks: RingMarks): void {
+      drawnWith = marks;
+      drawMessages(v, L, marks);
+    },
+    frame(_v: SimView, now: number): void {
+      frameMessages(now);
+    },
+  };
+}
+
+export function createDropLayer(gDrops: Group): RingLayer {
+  let dropSel: G<DropDatum> = gDrops.selectAll<SVGGElement, DropDatum>("g.drop");
 
   function drawDrops(v: SimView, L: RingLayout): void {
     const data: DropDatum[] = [];
@@ -182,13 +193,10 @@ export function createMessageLayer(gMsgs: Group, gDrops: Group, on: Omit<Message
   }
 
   return {
-    draw(v: SimView, L: RingLayout, marks: RingMarks): void {
-      drawnWith = marks;
-      drawMessages(v, L, marks);
+    draw(v: SimView, L: RingLayout): void {
       drawDrops(v, L);
     },
     frame(v: SimView, now: number): void {
-      frameMessages(now);
       frameDrops(v, now);
     },
   };

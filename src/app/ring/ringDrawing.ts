@@ -9,17 +9,18 @@
  * only sets attributes, it never joins. Every frame is a pure function of (view,
  * display now).
  *
- * Each layer draws its own part (networkLayer, nodeLayer, holderLayer, messageLayer);
- * what pointer and keyboard do is in ringPointer.ts.
+ * Each layer draws its own part (networkLayer; nodeLayer; holderLayer: holders and the
+ * storage; messageLayer: messages and drops); what pointer and keyboard do is in
+ * ringPointer.ts.
  */
 import * as d3 from "d3";
 import type { InspectTarget, SimView } from "../../worker/protocol";
 import { createFrames } from "../draw/frames";
 import { OKABE_ITO } from "../theme";
 import { clientIdsOf, computeLayout, displayNow, LEAD_MS, layoutKey, networkCaption, type RingLayout } from "./geometry";
-import { createHolderLayer } from "./holderLayer";
+import { createHolderLayer, createStorageLayer } from "./holderLayer";
 import { NO_MARKS, type RingLayer, type RingMarks } from "./layer";
-import { createMessageLayer } from "./messageLayer";
+import { createDropLayer, createMessageLayer } from "./messageLayer";
 import { createNetworkLayer } from "./networkLayer";
 import { createNodeLayer } from "./nodeLayer";
 
@@ -76,8 +77,10 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
   const layers: readonly RingLayer[] = [
     createNetworkLayer({ net, links, clients, labels: netLabels }, `${uid}-arrow`),
     createNodeLayer(nodes, select),
-    createHolderLayer(holders, storage, select),
-    createMessageLayer(msgs, drops, { select, focus: (id) => callbacks.focus?.(id) }),
+    createHolderLayer(holders, select),
+    createStorageLayer(storage, select),
+    createMessageLayer(msgs, { select, focus: (id) => callbacks.focus?.(id) }),
+    createDropLayer(drops),
   ];
   return { root, caption, layers };
 }
