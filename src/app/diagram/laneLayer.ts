@@ -11,7 +11,7 @@ import type { Parts } from "./scaffold";
 /** The lines and the names above them; `key` changes when a line moves (everything placed by x is then redrawn). */
 export function drawLanes(p: Parts, d: SpaceTimeData, frame: Frame): { readonly lanes: Lanes; readonly key: string } {
   const procs = processOrder(d.nodes, d.holders, d.storage);
-  const key = `${frame.width}|${procs.map((p) => `${p.id}:${p.kind}`).join(",")}`;
+  const key = `${frame.width}|${procs.map((x) => `${x.id}:${x.kind}`).join(",")}`;
   // Same places while the processes stay; statuses change with every view.
   const L = laneLayout(procs, frame);
   const hl = new Set(d.highlight);

@@ -12,8 +12,6 @@ export interface Frames {
   next(): void;
   /** Draws in the first animation frame at least `ms` after the last draw this asked for (next() when none is due). */
   after(ms: number): void;
-  /** Whether a draw is asked for and not yet done. */
-  pending(): boolean;
   /** Forgets what was asked for (the drawing stops or goes away). */
   cancel(): void;
 }
@@ -88,7 +86,6 @@ export function createFrames(draw: (t: number) => void): Frames {
       if (wait > 0 && hasFrames()) timer = setTimeout(now, wait);
       else now();
     },
-    pending: () => asked,
     cancel(): void {
       asked = false;
       if (timer !== null) clearTimeout(timer);
