@@ -4,42 +4,48 @@ import { describe, expect, it } from "vitest";
 import { diagramInput, historyHorizon, inFlightOf, type SpaceTimeData } from "../../src/app/diagram/input";
 import {
   type Arrow,
-  arrowLabelFits,
   arrowText,
   batchArrows,
-  DEFAULT_SPAN_US,
   DENSE_ABOVE,
   distanceToSegment,
   dropFraction,
   finishedArrow,
-  fitText,
   flightArrow,
+  nearestArrow,
+  visibleArrows,
+} from "../../src/app/diagram/arrows";
+import {
+  arrowLabelFits,
+  fitText,
+  placeLabels,
+  textWidth,
+} from "../../src/app/diagram/labels";
+import {
+  DEFAULT_SPAN_US,
   frameOf,
   laneLayout,
-  laneSegments,
   localY,
   MAX_SPAN_US,
   MIN_SPAN_US,
-  markGlyph,
-  nearestArrow,
   panBy,
-  placeLabels,
   processOrder,
-  roleOf,
   spanText,
   stepSpan,
   summaryText,
-  textWidth,
   tickLabel,
   ticks,
   timeScale,
   timeToY,
-  visibleArrows,
-  visibleMarks,
   windowOf,
   yToTime,
   zoomTo,
 } from "../../src/app/diagram/layout";
+import {
+  laneSegments,
+  markGlyph,
+  roleOf,
+  visibleMarks,
+} from "../../src/app/diagram/marks";
 import { SpaceTimeControls, SpaceTimePanel } from "../../src/app/diagram/SpaceTime";
 import { createSpaceTimeDrawing, type ViewportState } from "../../src/app/diagram/spacetimeDrawing";
 import type { LabState } from "../../src/app/store";

@@ -1,0 +1,34 @@
+/**
+ * What the ring's layers share: the marks a view is drawn with, and the shape of a
+ * layer. Each layer (network, nodes, holders, messages) owns its <g> elements: `draw`
+ * joins a new view (keyed, so elements are reused), `frame` moves what moves between
+ * views and only sets attributes.
+ */
+import type { InspectTarget, SimView } from "../../worker/protocol";
+import type { Selection } from "../store";
+import type { RingLayout } from "./geometry";
+
+/** What is selected and what is highlighted (a violation, a hovered event). */
+export interface RingMarks {
+  readonly selected: Selection;
+  readonly highlight: readonly string[];
+  /** The message highlighted in both the ring and the space-time diagram. */
+  readonly focus?: number | null;
+}
+
+export const NO_MARKS: RingMarks = { selected: null, highlight: [] };
+
+/** Is this node, holder, storage or message the one selected? */
+export function isSelected(marks: RingMarks, kind: InspectTarget["kind"], id?: string | number): boolean {
+  const s = marks.selected;
+  if (s === null || s.kind !== kind) return false;
+  return s.kind === "storage" || ("id" in s && s.id === id);
+}
+
+/** One layer of the ring. */
+export interface RingLayer {
+  /** Joins a new view. */
+  draw(v: SimView, L: RingLayout, marks: RingMarks): void;
+  /** Draws the moving parts at display time `now`; `clocks`: also what changes once per view. */
+  frame(v: SimView, now: number, clocks: boolean): void;
+}
