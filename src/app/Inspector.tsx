@@ -7,7 +7,8 @@ import { MAX_DRIFT_PPM } from "../core/sim/clock";
 import type { Action } from "../core/sim/sim";
 import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
 import { formatDuration, formatTime, stateText } from "./format";
-import { clockAt, driftText } from "./ring/geometry";
+import { localTime } from "../core/sim/clock";
+import { driftText } from "./ring/geometry";
 import { selectInspection, selectSelect, selectSelected, selectSend, selectView, useLab } from "./store";
 
 function useAct(): (action: Action) => void {
@@ -192,7 +193,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         <dd>{n.leaderHint ?? "unknown"}</dd>
         <dt>Local clock</dt>
         <dd>
-          {formatTime(clockAt(n.clockOffsetUs, n.driftPpm, view.now))} ({driftText(n.driftPpm) || "no drift"})
+          {formatTime(localTime(n.clock, view.now))} ({driftText(n.driftPpm) || "no drift"})
         </dd>
         {n.electionTimerAt !== null && (
           <>

@@ -10,6 +10,7 @@
  * page can draw everything on one axis.
  */
 import type { Role } from "../core/raft/types";
+import type { ClockState } from "../core/sim/clock";
 import type { Scenario } from "../core/scenario/schema";
 import type { Action, ProcStatus } from "../core/sim/sim";
 
@@ -200,10 +201,10 @@ export interface NodeView {
   /** When the election timer was last started (virtual µs), for drawing the arc. */
   readonly electionTimerFrom: number | null;
   /**
-   * The node's local clock: at virtual time t it reads clockOffsetUs + t × (1 + driftPpm / 10⁶).
-   * (An offset, not a reading, so the view stays the same while nothing else changes.)
+   * The node's local clock: at virtual time t it reads localTime(clock, t) (core/sim/clock.ts,
+   * the one conversion). A clock, not a reading, so the view stays the same while nothing else changes.
    */
-  readonly clockOffsetUs: number;
+  readonly clock: ClockState;
   readonly driftPpm: number;
   /** While paused: when it wakes (virtual µs). */
   readonly pausedUntil: number | null;
@@ -230,7 +231,7 @@ export interface HolderView {
   /** The node it believes leads. */
   readonly target: string | null;
   /** Its local clock, as for NodeView. */
-  readonly clockOffsetUs: number;
+  readonly clock: ClockState;
   readonly driftPpm: number;
   readonly pausedUntil: number | null;
   /** A GC pause armed for the moment between its next check and write (µs long). */

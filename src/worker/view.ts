@@ -2,7 +2,8 @@
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
-import type { ClockState } from "../core/sim/clock";
+import { type ClockState, virtualAt } from "../core/sim/clock";
+import type { LocalUs, VirtualUs } from "../core/sim/time";
 import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage } from "./describe";
@@ -27,17 +28,15 @@ import {
   type ViolationView,
 } from "./protocol";
 
-/** A local clock reading mapped back onto virtual time (linear; exact within one drift setting). */
-export function toVirtual(c: ClockState, local: number): number {
-  return Math.round(c.baseT + ((local - c.baseLocal) * 1_000_000) / (1_000_000 + c.driftPpm));
+/**
+ * When a process's clock read (or will read) `local`, on virtual time: the clock module's
+ * conversion, unbounded below so a deadline already past maps to when it passed.
+ */
+export function toVirtual(c: ClockState, local: LocalUs): VirtualUs {
+  return virtualAt(c, local, Number.NEGATIVE_INFINITY);
 }
 
-/** The clock as an offset: local(t) = offset + t × (1 + drift / 10⁶), exact up to the rounding of the drift term. */
-export function clockOffset(c: ClockState): number {
-  return c.baseLocal - c.baseT * (1 + c.driftPpm / 1_000_000);
-}
-
-function orNull(c: ClockState, local: number | null): number | null {
+function orNull(c: ClockState, local: LocalUs | null): VirtualUs | null {
   return local === null || !Number.isFinite(local) ? null : toVirtual(c, local);
 }
 
@@ -87,7 +86,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   const common = {
     id,
     status,
-    clockOffsetUs: clockOffset(clock),
+    clock,
     driftPpm: clock.driftPpm,
     pausedUntil: sim.pausedUntil(id),
     entries,
@@ -152,7 +151,7 @@ export function holderView(sim: Simulation, id: string): HolderView {
     renewAt: orNull(clock, h.renewAtUs),
     graceEndAt: orNull(clock, h.graceEndUs),
     target: h.target,
-    clockOffsetUs: clockOffset(clock),
+    clock,
     driftPpm: clock.driftPpm,
     pausedUntil: sim.pausedUntil(id),
     gcPauseArmedUs: h.gcPauseArmedUs,

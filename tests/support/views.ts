@@ -1,4 +1,5 @@
 /** Hand-made view fixtures for the page's tests: every field filled, overrides on top. */
+import { newClock } from "../../src/core/sim/clock";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import type { HolderView, NodeView, SimView, TimelineView } from "../../src/worker/protocol";
 
@@ -30,7 +31,7 @@ export function nodeFixture(over: Partial<NodeView> & { id: string }): NodeView 
     votesFrom: [],
     electionTimerAt: null,
     electionTimerFrom: null,
-    clockOffsetUs: 0,
+    clock: newClock(),
     driftPpm: 0,
     pausedUntil: null,
     entries: [],
@@ -50,7 +51,7 @@ export function holderFixture(over: Partial<HolderView> & { id: string }): Holde
     renewAt: null,
     graceEndAt: null,
     target: "n1",
-    clockOffsetUs: 0,
+    clock: newClock(),
     driftPpm: 0,
     pausedUntil: null,
     gcPauseArmedUs: null,

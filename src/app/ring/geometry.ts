@@ -300,10 +300,6 @@ export function timerFraction(n: Pick<NodeView, "electionTimerAt" | "electionTim
   return clamp01((n.electionTimerAt - now) / span);
 }
 
-/** A process's local clock at display time `now` (see NodeView.clockOffsetUs). */
-export function clockAt(clockOffsetUs: number, driftPpm: number, now: number): number {
-  return clockOffsetUs + now * (1 + driftPpm / 1_000_000);
-}
 
 /** Which messages get a text label: all of them when few are in flight, else the newest per direction of each link. */
 export const LABEL_ALL_BELOW = 25;

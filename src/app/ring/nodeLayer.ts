@@ -3,12 +3,13 @@
  * the leader, vote dots on the rim, and status, clock and drift lines below. Nodes are
  * buttons (ringPointer.ts). Between views the frames run the timer arcs and the clocks.
  */
+import { localTime } from "../../core/sim/clock";
 import * as d3 from "d3";
 import type { InspectTarget, NodeView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { nodeLabel, nodeState } from "../format";
 import { type NodeState, ROLE_COLOR, ROLE_GLYPH, textOn } from "../theme";
-import { clockAt, clockText, driftText, type Place, pausedText, type RingLayout, timerFraction } from "./geometry";
+import { clockText, driftText, type Place, pausedText, type RingLayout, timerFraction } from "./geometry";
 import { isSelected, type RingLayer, type RingMarks } from "./layer";
 import { asButton } from "./ringPointer";
 
@@ -185,7 +186,7 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
       if (!clocks) return;
       nodeClocks.each(function (d) {
         // A paused process's clock keeps running (it is the world's clock it reads); a down one's too.
-        setText(this, clockText(clockAt(d.n.clockOffsetUs, d.n.driftPpm, now)));
+        setText(this, clockText(localTime(d.n.clock, now)));
       });
     },
   };

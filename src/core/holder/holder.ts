@@ -12,6 +12,7 @@
  * of its ClientWrite operations. Everything it holds is plain data (state.ts), so a clone
  * is a deep copy.
  */
+import type { LocalUs } from "../sim/time";
 import type { StateValue } from "xstate";
 import { hintIndex, nextServer } from "../kv/redirect";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
@@ -113,7 +114,7 @@ export class LeaseHolder implements ProcessLogic {
     return this.st.machine?.context ?? null;
   }
   /** How it times the lease it believes it holds (for the checkers), or null when it holds none. */
-  get timing(): { readonly sentAtUs: number; readonly ttlMs: number; readonly driftMarginPpm: number } | null {
+  get timing(): { readonly sentAtUs: LocalUs; readonly ttlMs: number; readonly driftMarginPpm: number } | null {
     const c = this.st.machine?.context;
     if (c === undefined || c.token === null || c.nominalEndUs === null) return null;
     // leaseTimes: nominalEnd = sentAt + ttl.

@@ -18,6 +18,7 @@
  * work loop as process code between the startRegister and stopRegister actions: then
  * holding is a plain compound state, and a renewal costs a cheaper transition.
  */
+import type { LocalUs } from "../sim/time";
 import {
   type ActorScope,
   assertEvent,
@@ -54,7 +55,7 @@ export interface HolderContext {
    * the service's deduplication cache, so the grant may date from an earlier attempt:
    * timing the lease from the first one keeps the holder's view on the safe side.
    */
-  readonly opSentAtUs: number;
+  readonly opSentAtUs: LocalUs;
   /** Consecutive failed tries of the current operation (drives the backoff) and hints followed in a row. */
   readonly failures: number;
   readonly redirects: number;
@@ -65,7 +66,7 @@ export interface HolderContext {
    * late answer to any of them counts (the leader extended the lease when it got that
    * request, so timing from its send time is safe); the list empties when one lands.
    */
-  readonly refreshes: readonly { readonly reqId: number; readonly sentAtUs: number }[];
+  readonly refreshes: readonly { readonly reqId: number; readonly sentAtUs: LocalUs }[];
   readonly renewFailures: number;
   readonly renewRedirects: number;
   /** The lease as the holder sees it; null when it believes it holds nothing. */
@@ -75,13 +76,13 @@ export interface HolderContext {
    * Its own conservative end: sentAt + ttl x (1 - drift margin), where sentAt is the send
    * time of the request (grant or refresh) that last succeeded: the lease is timed from there.
    */
-  readonly deadlineUs: number | null;
+  readonly deadlineUs: LocalUs | null;
   /** The lease's nominal end, sentAt + ttl: jeopardy lasts until here. */
-  readonly nominalEndUs: number | null;
+  readonly nominalEndUs: LocalUs | null;
   /** When to send the next refresh (renew fraction of the TTL, jittered). */
-  readonly renewAtUs: number | null;
+  readonly renewAtUs: LocalUs | null;
   /** When the current grant was obtained (holdForMs counts from here). */
-  readonly acquiredAtUs: number | null;
+  readonly acquiredAtUs: LocalUs | null;
 }
 
 export interface HolderInput {
@@ -91,7 +92,7 @@ export interface HolderInput {
 /** What the process stamps on every event it feeds the machine. */
 export interface Stamp {
   /** The holder's local clock (µs) at the moment the event is handled. */
-  readonly nowUs: number;
+  readonly nowUs: LocalUs;
   /** Uniform in [0, 1): the one random draw this event may use (jitter). */
   readonly rand: number;
 }
@@ -151,7 +152,7 @@ export interface ProcessActionParams {
 }
 
 /** DHCP T2: past rebindFraction of the lease's TTL with no renewal. */
-function rebinding(c: HolderContext, now: number): boolean {
+function rebinding(c: HolderContext, now: LocalUs): boolean {
   const f = c.cfg.rebindFraction;
   if (f <= 0 || c.nominalEndUs === null) return false;
   const ttlUs = c.ttlMs * 1000;
@@ -161,7 +162,7 @@ function rebinding(c: HolderContext, now: number): boolean {
 const newGrant = ({ event }: Args) => ({ newGrant: event.type === "GRANTED" });
 
 /** Milliseconds from now until an absolute local time (0 when it has passed). */
-function until(atUs: number | null, event: HolderEvent): number {
+function until(atUs: LocalUs | null, event: HolderEvent): number {
   if (atUs === null) throw new Error("holder: a timer needs a time the context does not have");
   if (typeof event.nowUs !== "number") throw new Error(`holder: event ${event.type} carries no clock reading`);
   return Math.max(0, atUs - event.nowUs) / 1000;
@@ -177,10 +178,10 @@ export function backoffMs(cfg: HolderSettings, failures: number, rand: number): 
 /** The holder's view of a lease timed from `sentAtUs` (the send time of the request that succeeded). */
 export function leaseTimes(
   cfg: HolderSettings,
-  sentAtUs: number,
+  sentAtUs: LocalUs,
   ttlMs: number,
   rand: number,
-): { deadlineUs: number; nominalEndUs: number; renewAtUs: number } {
+): { deadlineUs: LocalUs; nominalEndUs: LocalUs; renewAtUs: LocalUs } {
   const ttlUs = ttlMs * 1000;
   const spread = 1 + cfg.renewJitter * (2 * rand - 1);
   return {

@@ -4,6 +4,7 @@
  * statechart (timers, the work loop, the key registration, transport) reads and writes it
  * through HolderParts.
  */
+import type { LocalUs } from "../sim/time";
 import type { StateValue } from "xstate";
 import type { ClientOp } from "../raft/types";
 import type { Rng } from "../sim/rng";
@@ -32,7 +33,7 @@ export type TimerEvent =
 export interface HolderTimer {
   readonly id: string;
   readonly event: TimerEvent;
-  readonly dueUs: number;
+  readonly dueUs: LocalUs;
   /** Insertion order: breaks ties between timers due at the same time. */
   readonly order: number;
 }
@@ -44,7 +45,7 @@ export interface StorageResult {
   readonly accepted: boolean;
   /** The highest token the storage had seen when it answered. */
   readonly highest: number;
-  readonly atUs: number;
+  readonly atUs: LocalUs;
 }
 
 /**
@@ -56,7 +57,7 @@ export interface WorkLoop {
   /** off: not holding; idle: waiting for the next check; gap: checked, the write is due. */
   phase: "off" | "idle" | "gap";
   /** The last validity check (the period is kept from check to check); null for a new grant. */
-  lastCheckUs: number | null;
+  lastCheckUs: LocalUs | null;
   /** Validity checks made (for the UI). */
   checks: number;
 }
@@ -177,7 +178,7 @@ export function pushBounded<T>(list: T[], item: T): void {
 }
 
 /** Arms a timer `delayMs` from now on the local clock (appended, never replacing one with the same id). */
-export function addTimer(st: HolderState, now: number, id: string, event: TimerEvent, delayMs: number): void {
+export function addTimer(st: HolderState, now: LocalUs, id: string, event: TimerEvent, delayMs: number): void {
   st.timers.push({ id, event, dueUs: now + Math.max(0, Math.round(delayMs * 1000)), order: st.timerOrder++ });
 }
 
@@ -187,7 +188,7 @@ export function dropTimers(st: HolderState, ...ids: string[]): void {
 }
 
 /** The due timer to fire first (earliest, then first armed), taken off the list; null when none is due. */
-export function takeDueTimer(st: HolderState, now: number): HolderTimer | null {
+export function takeDueTimer(st: HolderState, now: LocalUs): HolderTimer | null {
   let i = -1;
   for (let j = 0; j < st.timers.length; j++) {
     const t = st.timers[j] as HolderTimer;

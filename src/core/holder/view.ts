@@ -1,4 +1,5 @@
 /** A read-only summary of a lease holder, for the UI, the CLI and tests. */
+import type { LocalUs } from "../sim/time";
 import type { StateValue } from "xstate";
 import type { LeaseHolder } from "./holder";
 import { stateString, topState } from "./holderMachine";
@@ -15,11 +16,11 @@ export interface HolderView {
   readonly leaseName: string;
   readonly token: number | null;
   /** The holder's own conservative deadline (local µs) while it has a token. */
-  readonly deadlineUs: number | null;
-  readonly nominalEndUs: number | null;
-  readonly renewAtUs: number | null;
+  readonly deadlineUs: LocalUs | null;
+  readonly nominalEndUs: LocalUs | null;
+  readonly renewAtUs: LocalUs | null;
   /** Where grace ends (local µs), when there is a grace period and a token. */
-  readonly graceEndUs: number | null;
+  readonly graceEndUs: LocalUs | null;
   readonly ttlMs: number | null;
   /** The server it believes leads. */
   readonly target: string | null;

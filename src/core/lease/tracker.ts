@@ -7,6 +7,7 @@
  * rebuilds it from its applied state and gives every lease a fresh TTL (or, with
  * checkpointing, what the last checkpoint left).
  */
+import type { LocalUs } from "../sim/time";
 import type { LeaseEffect } from "./table";
 import type { LeaseInfo, LeaseRefreshDenial, LeaseServerSettings, SystemOp } from "./types";
 
@@ -17,9 +18,9 @@ interface Tracked {
   holder: string;
   ttlUs: number;
   /** When the lease's TTL runs out on this leader's clock (what a checkpoint records). */
-  endsAt: number;
+  endsAt: LocalUs;
   /** When the leader will expire it: endsAt plus the Consul-style slack. */
-  expiresAt: number;
+  expiresAt: LocalUs;
   /** An Expire has been proposed: no more refreshes. */
   expiring: boolean;
 }
@@ -49,8 +50,8 @@ export class LeaseTracker {
     private leases: Record<string, Tracked>,
     /** Names in lock-delay, and when (local time) the tracker will propose freeing them. */
     private freeAt: Record<string, number>,
-    private nextCheckAt: number,
-    private nextCheckpointAt: number,
+    private nextCheckAt: LocalUs,
+    private nextCheckpointAt: LocalUs,
   ) {}
 
   /**
@@ -58,7 +59,7 @@ export class LeaseTracker {
    * lease period, extended by the time an old leader could still be answering
    * refreshes (etcd adds an election timeout for the same reason).
    */
-  static promote(s: LeaseServerSettings, now: number, applied: readonly LeaseInfo[], events: TrackerEvent[]): LeaseTracker {
+  static promote(s: LeaseServerSettings, now: LocalUs, applied: readonly LeaseInfo[], events: TrackerEvent[]): LeaseTracker {
     const t = new LeaseTracker(s, {}, {}, now + s.expiryCheckIntervalMs * US_PER_MS, now + s.checkpointIntervalMs * US_PER_MS);
     for (const l of applied) {
       if (l.state === "delayed") {
@@ -80,7 +81,7 @@ export class LeaseTracker {
   }
 
   /** The leader's view of a lease's time left (ms), or null if it does not track it. */
-  remainingMs(now: number, name: string): number | null {
+  remainingMs(now: LocalUs, name: string): number | null {
     const t = this.leases[name];
     return t === undefined ? null : Math.max(0, Math.floor((t.endsAt - now) / US_PER_MS));
   }
@@ -91,7 +92,7 @@ export class LeaseTracker {
   }
 
   /** Follows what the log did: a grant starts the lease's clock; revoke and expire stop it. */
-  onApplied(now: number, effect: LeaseEffect, events: TrackerEvent[]): void {
+  onApplied(now: LocalUs, effect: LeaseEffect, events: TrackerEvent[]): void {
     const e = effect.event;
     if (e === null) return;
     switch (e.op) {
@@ -127,7 +128,7 @@ export class LeaseTracker {
   }
 
   /** A holder's refresh: only for the current grant, and not once its expiry is on its way to the log. */
-  refresh(now: number, name: string, holder: string, token: number, poolFull: boolean, events: TrackerEvent[]): RefreshOutcome {
+  refresh(now: LocalUs, name: string, holder: string, token: number, poolFull: boolean, events: TrackerEvent[]): RefreshOutcome {
     const t = this.leases[name];
     let reason: LeaseRefreshDenial | null = null;
     if (t === undefined || t.holder !== holder || t.token !== token) reason = "unknown-lease";
@@ -152,7 +153,7 @@ export class LeaseTracker {
    * majority recently: a leader that lost its quorum must not expire anything (etcd
    * issue 15247), and its proposals could not commit anyway.
    */
-  due(now: number, hasQuorum: boolean, events: TrackerEvent[]): SystemOp[] {
+  due(now: LocalUs, hasQuorum: boolean, events: TrackerEvent[]): SystemOp[] {
     const ops: SystemOp[] = [];
     if (now >= this.nextCheckAt) {
       this.nextCheckAt = now + this.s.expiryCheckIntervalMs * US_PER_MS;
@@ -196,7 +197,7 @@ export class LeaseTracker {
     return this.s.checkpoint ? Math.min(this.nextCheckAt, this.nextCheckpointAt) : this.nextCheckAt;
   }
 
-  private track(name: string, holder: string, token: number, grantIndex: number, ttlMs: number, endsAt: number): Tracked {
+  private track(name: string, holder: string, token: number, grantIndex: number, ttlMs: number, endsAt: LocalUs): Tracked {
     const ttlUs = ttlMs * US_PER_MS;
     const t: Tracked = {
       token,

@@ -3,6 +3,7 @@
  * leadership transfer's election): the election timer, campaigning, voting, and the role
  * changes (follower, pre-candidate, candidate, leader).
  */
+import type { LocalUs } from "../sim/time";
 import { NodeCore } from "./core";
 import { freshProgress } from "./progress";
 import type { NodeId, RequestVote, RequestVoteResp } from "./types";
@@ -14,19 +15,19 @@ export abstract class ElectionNode extends NodeCore {
   protected abstract maybeCommit(): void;
 
   /** The election timer fired (or was forced): campaign, after a pre-vote if the cluster uses one. */
-  protected campaign(now: number, why: string): void {
+  protected campaign(now: LocalUs, why: string): void {
     if (this.cfg.preVote) this.becomePreCandidate(now, why);
     else this.becomeCandidate(now, why);
   }
 
-  private becomePreCandidate(now: number, why: string): void {
+  private becomePreCandidate(now: LocalUs, why: string): void {
     this.startRound(now, "precandidate", why);
     if (this.quorum === 1) this.becomeCandidate(now, "won pre-vote");
     else this.requestVotes(this.st.term + 1, true);
   }
 
   /** `transfer`: the leader asked us to take over (TimeoutNow), so no pre-vote, and voters may not ignore us. */
-  private becomeCandidate(now: number, why: string, transfer = false): void {
+  private becomeCandidate(now: LocalUs, why: string, transfer = false): void {
     const s = this.st;
     s.term += 1;
     s.votedFor = this.id;
@@ -37,7 +38,7 @@ export abstract class ElectionNode extends NodeCore {
   }
 
   /** Starts a (pre-)election round: vote for itself, forget any leader, restart the timer. */
-  private startRound(now: number, role: "precandidate" | "candidate", why: string): void {
+  private startRound(now: LocalUs, role: "precandidate" | "candidate", why: string): void {
     const s = this.st;
     s.role = role;
     s.leader = null;
@@ -55,7 +56,7 @@ export abstract class ElectionNode extends NodeCore {
     }
   }
 
-  private becomeLeader(now: number): void {
+  private becomeLeader(now: LocalUs): void {
     const s = this.st;
     s.role = "leader";
     s.leader = this.id;
@@ -81,7 +82,7 @@ export abstract class ElectionNode extends NodeCore {
    * A leader has none running, so a deposed leader starts one. (etcd restarts it here
    * always; then candidates that cannot win keep pushing back the one that can.)
    */
-  protected becomeFollower(now: number, term: number, leader: NodeId | null, why: string): void {
+  protected becomeFollower(now: LocalUs, term: number, leader: NodeId | null, why: string): void {
     const s = this.st;
     const changed = term !== s.term || s.role !== "follower" || leader !== s.leader;
     const wasLeader = s.role === "leader";
@@ -108,12 +109,12 @@ export abstract class ElectionNode extends NodeCore {
     s.readsWaitingForCommit = [];
   }
 
-  protected resetElectionTimer(now: number): void {
+  protected resetElectionTimer(now: LocalUs): void {
     this.st.electionTimerFrom = now;
     this.st.electionDeadline = now + this.rng.int(this.cfg.electionTimeoutMinUs, this.cfg.electionTimeoutMaxUs);
   }
 
-  protected onRequestVote(now: number, from: NodeId, m: RequestVote): void {
+  protected onRequestVote(now: LocalUs, from: NodeId, m: RequestVote): void {
     const s = this.st;
     const lastTerm = this.lastTerm();
     // Section 5.4.1: grant only to a candidate whose log is at least as up-to-date.
@@ -144,7 +145,7 @@ export abstract class ElectionNode extends NodeCore {
     this.send(from, { type: "RequestVoteResp", term: s.term, granted, preVote: false });
   }
 
-  protected onVoteResp(now: number, from: NodeId, m: RequestVoteResp): void {
+  protected onVoteResp(now: LocalUs, from: NodeId, m: RequestVoteResp): void {
     const s = this.st;
     const expected = m.preVote ? "precandidate" : "candidate";
     if (s.role !== expected) return;
@@ -165,7 +166,7 @@ export abstract class ElectionNode extends NodeCore {
   }
 
   /** The leader asks us to take over: campaign now, skipping the pre-vote (its leader is the one asking). */
-  protected onTimeoutNow(now: number, from: NodeId): void {
+  protected onTimeoutNow(now: LocalUs, from: NodeId): void {
     const s = this.st;
     if (s.role === "leader" || !this.member) return;
     this.becomeCandidate(now, `leadership transfer from ${from}`, true);

@@ -10,6 +10,7 @@
  * Timeouts are deadlines in local time. The host asks nextDeadline() and calls
  * onTimer() when that moment comes; the simulator turns that into a queue event.
  */
+import type { LocalUs } from "../sim/time";
 import type { Rng } from "../sim/rng";
 import type { Progress } from "./progress";
 import { ReplicatingNode } from "./replication";
@@ -34,7 +35,7 @@ export class RaftNode extends ReplicatingNode {
    * Boots (or reboots after a crash) from persisted state only: the log after `start`, and
    * the snapshot there (whatever a snapshot covers is committed).
    */
-  static boot(cfg: RaftConfig, hard: HardState, log: readonly Entry[], rng: Rng, now: number, start: LogStart = UNCOMPACTED): RaftNode {
+  static boot(cfg: RaftConfig, hard: HardState, log: readonly Entry[], rng: Rng, now: LocalUs, start: LogStart = UNCOMPACTED): RaftNode {
     const node = new RaftNode(cfg, rng, bootState(cfg.voters, hard, log, start, now));
     node.recomputeConfig(false);
     node.resetElectionTimer(now);
@@ -125,7 +126,7 @@ export class RaftNode extends ReplicatingNode {
    * election timeout? A leader that cannot say yes may already have been replaced, so
    * it must not act on time-based decisions such as expiring leases.
    */
-  hasQuorumContact(now: number): boolean {
+  hasQuorumContact(now: LocalUs): boolean {
     const s = this.st;
     if (s.role !== "leader") return false;
     let heard = this.member ? 1 : 0;
@@ -143,7 +144,7 @@ export class RaftNode extends ReplicatingNode {
 
   // ---- inputs ----------------------------------------------------------------
 
-  onTimer(now: number): void {
+  onTimer(now: LocalUs): void {
     const s = this.st;
     s.lastNow = now;
     if (s.role === "leader") {
@@ -178,7 +179,7 @@ export class RaftNode extends ReplicatingNode {
   }
 
   /** Starts an election now, as if the election timer had fired (the UI's "force timeout"). */
-  forceElectionTimeout(now: number): void {
+  forceElectionTimeout(now: LocalUs): void {
     if (this.st.role === "leader" || !this.member) return;
     this.campaign(now, "forced timeout");
   }
@@ -211,7 +212,7 @@ export class RaftNode extends ReplicatingNode {
     return true;
   }
 
-  step(now: number, from: NodeId, m: RaftMessage): void {
+  step(now: LocalUs, from: NodeId, m: RaftMessage): void {
     const s = this.st;
     s.lastNow = now;
     // Any server may talk to any other (a new one hears the leader before it knows the
@@ -298,7 +299,7 @@ export class RaftNode extends ReplicatingNode {
    * proposals, bring `to`'s log up to date, then tell it to campaign at once (TimeoutNow).
    * Given up after an election timeout. Returns why it cannot start, or null.
    */
-  transferLeadership(now: number, to: NodeId): string | null {
+  transferLeadership(now: LocalUs, to: NodeId): string | null {
     const s = this.st;
     if (s.role !== "leader") return `${this.id} is not the leader`;
     if (to === this.id) return `${to} is already the leader`;

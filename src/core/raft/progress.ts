@@ -2,6 +2,7 @@
  * What a leader knows of one follower's log, and how that changes (after etcd-io/raft's
  * tracker.Progress): plain data, and plain functions over it. The leader owns one per peer.
  */
+import type { LocalUs } from "../sim/time";
 
 /**
  * How many appends with entries may be unacknowledged at once to one follower (etcd's
@@ -47,7 +48,7 @@ export interface Progress {
   /** Heard from the peer since the last CheckQuorum round. */
   active: boolean;
   /** Local time this leader last heard from the peer (its vote, or any reply). */
-  lastHeardAt: number;
+  lastHeardAt: LocalUs;
   /** Snapshot: the index of the snapshot sent (0 otherwise). */
   pendingSnapshot: number;
   /** Snapshot: heartbeats since the snapshot was sent (see SNAPSHOT_RESEND_HEARTBEATS). */
@@ -55,7 +56,7 @@ export interface Progress {
 }
 
 /** What a leader knows of a follower it starts with: nothing, so it probes from `next` (its own log's end + 1). */
-export function freshProgress(next: number, active: boolean, lastHeardAt: number): Progress {
+export function freshProgress(next: number, active: boolean, lastHeardAt: LocalUs): Progress {
   return {
     state: "probe",
     next,

@@ -4,6 +4,7 @@
  * the answers, and when entries are committed. The follower's side: the consistency check,
  * appends and truncations, an installed snapshot, and the answers.
  */
+import type { LocalUs } from "../sim/time";
 import { ElectionNode } from "./election";
 import {
   becomeProbe,
@@ -119,7 +120,7 @@ export abstract class ReplicatingNode extends ElectionNode {
     }
   }
 
-  protected onAppendResp(now: number, from: NodeId, m: AppendEntriesResp): void {
+  protected onAppendResp(now: LocalUs, from: NodeId, m: AppendEntriesResp): void {
     const s = this.st;
     if (s.role !== "leader") return;
     // A server removed from the configuration may still answer an older append.
@@ -211,7 +212,7 @@ export abstract class ReplicatingNode extends ElectionNode {
 
   // ---- the follower's side -----------------------------------------------------
 
-  protected onAppend(now: number, from: NodeId, m: AppendEntries): void {
+  protected onAppend(now: LocalUs, from: NodeId, m: AppendEntries): void {
     const s = this.st;
     if (s.role !== "follower" || s.leader !== from) this.becomeFollower(now, s.term, from, `heard leader ${from}`);
     s.leaderContactAt = now;
@@ -257,7 +258,7 @@ export abstract class ReplicatingNode extends ElectionNode {
   }
 
   /** InstallSnapshot (section 7, Figure 13) from the leader of this term, answered like an append. */
-  protected onSnapshot(now: number, from: NodeId, m: InstallSnapshot): void {
+  protected onSnapshot(now: LocalUs, from: NodeId, m: InstallSnapshot): void {
     const s = this.st;
     if (s.role !== "follower" || s.leader !== from) this.becomeFollower(now, s.term, from, `heard leader ${from}`);
     s.leaderContactAt = now;

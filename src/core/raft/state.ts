@@ -3,6 +3,7 @@
  * knows (role, leader, commit index, deadlines), what it knows as a leader (progress, reads,
  * a transfer), and the changes it has not yet reported in a Ready.
  */
+import type { LocalUs } from "../sim/time";
 import type { Progress } from "./progress";
 import type { Entry, HardState, LogStart, NodeEvent, NodeId, Outgoing, ReadState, Role, Snapshot } from "./types";
 
@@ -40,7 +41,7 @@ export interface RaftState {
   heartbeatDeadline: number;
   checkQuorumDeadline: number;
   /** Local time we last heard from a leader (or, as leader, last confirmed a quorum). */
-  leaderContactAt: number;
+  leaderContactAt: LocalUs;
   votes: Record<NodeId, boolean>;
   progress: Record<NodeId, Progress>;
   /** ReadIndex requests waiting for a quorum round. */
@@ -80,7 +81,7 @@ export interface RaftState {
  * snapshot there (whatever a snapshot covers is committed). `voters` is the first
  * configuration (the node then finds the one in use in the log or the snapshot).
  */
-export function bootState(voters: readonly NodeId[], hard: HardState, log: readonly Entry[], start: LogStart, now: number): RaftState {
+export function bootState(voters: readonly NodeId[], hard: HardState, log: readonly Entry[], start: LogStart, now: LocalUs): RaftState {
   for (let i = 0; i < log.length; i++) {
     if ((log[i] as Entry).index !== start.index + i + 1) throw new Error(`persisted log is not contiguous at ${start.index + i + 1}`);
   }

@@ -1,11 +1,13 @@
+import type { LocalUs, VirtualUs } from "./time";
+
 /**
  * A process's local clock: virtual time scaled by a drift rate plus an offset.
  * local(t) = baseLocal + (t - baseT) + floor((t - baseT) * driftPpm / 1e6).
  * Changing the drift re-bases the clock so the reading never jumps; a jump is explicit.
  */
 export interface ClockState {
-  readonly baseT: number;
-  readonly baseLocal: number;
+  readonly baseT: VirtualUs;
+  readonly baseLocal: LocalUs;
   readonly driftPpm: number;
 }
 
@@ -18,13 +20,14 @@ export function newClock(): ClockState {
   return { baseT: 0, baseLocal: 0, driftPpm: 0 };
 }
 
-export function localTime(c: ClockState, t: number): number {
+/** What the clock reads at virtual time `t`: one of the two conversions between the clocks. */
+export function localTime(c: ClockState, t: VirtualUs): LocalUs {
   const u = t - c.baseT;
   return c.baseLocal + u + Math.floor((u * c.driftPpm) / 1_000_000);
 }
 
-/** The earliest virtual time >= from at which the local clock reads at least `local`. */
-export function virtualAt(c: ClockState, local: number, from: number): number {
+/** The earliest virtual time >= from at which the local clock reads at least `local`: the other conversion. */
+export function virtualAt(c: ClockState, local: LocalUs, from: VirtualUs): VirtualUs {
   if (localTime(c, from) >= local) return from;
   let u = Math.ceil(((local - c.baseLocal) * 1_000_000) / (1_000_000 + c.driftPpm));
   if (c.baseT + u < from) u = from - c.baseT;
@@ -33,14 +36,14 @@ export function virtualAt(c: ClockState, local: number, from: number): number {
   return c.baseT + u;
 }
 
-export function withDrift(c: ClockState, t: number, driftPpm: number): ClockState {
+export function withDrift(c: ClockState, t: VirtualUs, driftPpm: number): ClockState {
   if (!Number.isInteger(driftPpm) || Math.abs(driftPpm) > MAX_DRIFT_PPM) {
     throw new Error(`drift must be an integer within ±${MAX_DRIFT_PPM} ppm, got ${driftPpm}`);
   }
   return { baseT: t, baseLocal: localTime(c, t), driftPpm };
 }
 
-export function withJump(c: ClockState, t: number, jumpUs: number): ClockState {
+export function withJump(c: ClockState, t: VirtualUs, jumpUs: number): ClockState {
   if (!Number.isSafeInteger(jumpUs) || Math.abs(jumpUs) > MAX_CLOCK_JUMP_US) {
     throw new Error(`a clock jump must be a whole number of µs within ±24h (±${MAX_CLOCK_JUMP_US} µs), got ${String(jumpUs).slice(0, 40)}`);
   }

@@ -12,7 +12,7 @@ import { type ClockState, newClock } from "./clock";
 import { clientIds, holderIds, holderSettings, leaseServerSettings, nodeIds, STORAGE_ID, type SimConfig } from "./config";
 import type { ProcessLogic } from "./process";
 import type { Rng } from "./rng";
-import { ms } from "./time";
+import { type VirtualUs, ms } from "./time";
 import type { Envelope } from "./sim";
 import type { ProcId } from "./trace";
 
@@ -34,11 +34,12 @@ export interface Proc {
   status: ProcStatus;
   clock: ClockState;
   timerGen: number;
-  timerAt: number | null;
+  /** When its timer event is queued (virtual). */
+  timerAt: VirtualUs | null;
   pauseGen: number;
-  pausedUntil: number | null;
+  pausedUntil: VirtualUs | null;
   /** Messages that arrived while paused, with their arrival time. */
-  inbox: { env: Envelope; at: number }[];
+  inbox: { env: Envelope; at: VirtualUs }[];
 }
 
 /** The process's logic if it is of that kind, else null (every process names its kind). */

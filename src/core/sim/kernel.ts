@@ -17,6 +17,7 @@ import { type NetState, Network } from "./network";
 import type { ProcessContext } from "./process";
 import { ActionRefused } from "./refusal";
 import { Rng, type RngState } from "./rng";
+import type { LocalUs, VirtualUs } from "./time";
 import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
 
 /** A message on the wire. Immutable once sent. */
@@ -24,8 +25,8 @@ export interface Envelope {
   readonly id: number;
   readonly from: ProcId;
   readonly to: ProcId;
-  readonly sentAt: number;
-  readonly deliverAt: number;
+  readonly sentAt: VirtualUs;
+  readonly deliverAt: VirtualUs;
   readonly payload: Payload;
   /** Decided when sent: lost on the way, or blocked by a partition or cut link. */
   readonly fate: "ok" | "loss" | "partition" | "cut";
@@ -37,11 +38,11 @@ type MutableContext = { now: number } & ProcessContext;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export type QItem =
-  | { readonly at: number; readonly seq: number; readonly type: "deliver"; readonly env: Envelope }
-  | { readonly at: number; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: number; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: number; readonly seq: number; readonly type: "action"; readonly action: Action }
-  | { readonly at: number; readonly seq: number; readonly type: "nemesis" };
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "deliver"; readonly env: Envelope }
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "action"; readonly action: Action }
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "nemesis" };
 
 export interface SimSnapshot {
   readonly now: number;
@@ -76,7 +77,7 @@ export abstract class Kernel implements CheckerHost {
   abstract readonly nodeIds: readonly ProcId[];
   abstract readonly holderIds: readonly ProcId[];
 
-  protected _now = 0;
+  protected _now: VirtualUs = 0;
   protected seq = 0;
   protected msgId = 0;
   protected eventCount = 0;
@@ -120,7 +121,7 @@ export abstract class Kernel implements CheckerHost {
 
   // ---- public read-only views -------------------------------------------------
 
-  get now(): number {
+  get now(): VirtualUs {
     return this._now;
   }
   get seed(): number {
@@ -163,11 +164,11 @@ export abstract class Kernel implements CheckerHost {
   clockOf(id: ProcId): ClockState {
     return this.proc(id).clock;
   }
-  localNow(id: ProcId): number {
+  localNow(id: ProcId): LocalUs {
     return localTime(this.proc(id).clock, this._now);
   }
   /** When a paused process wakes (virtual µs), or null if it is not paused. */
-  pausedUntil(id: ProcId): number | null {
+  pausedUntil(id: ProcId): VirtualUs | null {
     return this.proc(id).pausedUntil;
   }
   /**
@@ -197,7 +198,7 @@ export abstract class Kernel implements CheckerHost {
    * With `stopWhen`, stops right after the first event for which it returns true (the
    * clock then stays at that event's time) and returns false; otherwise returns true.
    */
-  advanceTo(time: number, stopWhen?: () => boolean): boolean {
+  advanceTo(time: VirtualUs, stopWhen?: () => boolean): boolean {
     if (!Number.isSafeInteger(time)) throw new Error(`advanceTo: time must be an integer number of µs, got ${time}`);
     if (time < this._now) throw new Error(`advanceTo: cannot go back from ${this._now} to ${time}`);
     for (;;) {
@@ -236,7 +237,7 @@ export abstract class Kernel implements CheckerHost {
   }
 
   /** Time of the next event that will do something, or null if none is queued. */
-  nextEventTime(): number | null {
+  nextEventTime(): VirtualUs | null {
     return this.queue.peek()?.at ?? null;
   }
 
@@ -254,7 +255,7 @@ export abstract class Kernel implements CheckerHost {
   }
 
   /** Queues an action for a later time. */
-  schedule(at: number, action: Action): void {
+  schedule(at: VirtualUs, action: Action): void {
     if (at < this._now) throw new Error(`schedule: ${at} is in the past (now ${this._now})`);
     this.push({ type: "action", at, action });
   }

@@ -1,9 +1,10 @@
 /** The contract between the simulator and anything it runs (Raft nodes, clients, later storage). */
+import type { LocalUs } from "./time";
 import type { Payload, ProcEvent, ProcId } from "./trace";
 
 export interface ProcessContext {
   /** The process's own local clock reading, in µs (drifts; jumps after a pause). */
-  readonly now: number;
+  readonly now: LocalUs;
   send(to: ProcId, payload: Payload): void;
   emit(event: ProcEvent): void;
   /**
@@ -21,7 +22,7 @@ export interface ProcessLogic {
   onMessage(ctx: ProcessContext, from: ProcId, payload: Payload): void;
   onTimer(ctx: ProcessContext): void;
   /** The next local time at which onTimer has work, or null for none. */
-  nextDeadline(): number | null;
+  nextDeadline(): LocalUs | null;
   /** Loses every piece of volatile state; only the simulated disk survives. */
   crash(): void;
   /** A deep copy for snapshots. */

@@ -1,5 +1,19 @@
-/** Virtual time is an integer number of microseconds. */
+/** A length of time, or a time on no particular clock, in whole microseconds. */
 export type Micros = number;
+
+/*
+ * Two clocks, two types. Virtual time is the simulator's true time, the same for every
+ * process; a local time is what one process's own clock reads (it drifts and jumps). They
+ * are both microseconds, and mixing them up is the very mistake leases are about, so the
+ * compiler keeps them apart: a LocalUs is not a VirtualUs, and the clock module's
+ * localTime and virtualAt are the only ways from one to the other. The brand is optional,
+ * so a plain number (a literal, a sum) may become either; a value typed as one clock's
+ * time cannot be passed as the other's.
+ */
+/** An instant of virtual time: microseconds since the run began, on the simulator's true clock. */
+export type VirtualUs = number & { readonly __clock?: "virtual" };
+/** An instant on one process's own clock (microseconds), which drifts and jumps. */
+export type LocalUs = number & { readonly __clock?: "local" };
 
 export const US_PER_MS = 1000;
 export const US_PER_S = 1_000_000;

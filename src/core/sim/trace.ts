@@ -7,6 +7,7 @@ import type { LeaseMessage, LeaseQuery } from "../lease/types";
 import type { ClientOp, KvQuery, NodeId, RaftMessage, Role } from "../raft/types";
 import type { StorageMessage } from "../storage/types";
 import { hashString } from "./rng";
+import type { LocalUs, VirtualUs } from "./time";
 
 export type ProcId = string;
 export type Payload = RaftMessage | KvMessage | LeaseMessage | StorageMessage;
@@ -120,7 +121,8 @@ export type ProcEvent =
       readonly leaseName: string;
       readonly token: number | null;
       /** The holder's own conservative deadline, on its local clock (µs), while it believes it holds the lease. */
-      readonly deadlineUs: number | null;
+      /** On the holder's own clock. */
+      readonly deadlineUs: LocalUs | null;
       readonly event: string;
     }
   /** The storage process handled a write. */
@@ -143,7 +145,7 @@ export type SimEvent =
       readonly id: number;
       readonly from: ProcId;
       readonly to: ProcId;
-      readonly deliverAt: number;
+      readonly deliverAt: VirtualUs;
       readonly msg: Payload;
       readonly dup: boolean;
     }
@@ -151,7 +153,7 @@ export type SimEvent =
   | { readonly kind: "drop"; readonly id: number; readonly from: ProcId; readonly to: ProcId; readonly reason: DropReason }
   | { readonly kind: "crash"; readonly proc: ProcId }
   | { readonly kind: "restart"; readonly proc: ProcId }
-  | { readonly kind: "pause"; readonly proc: ProcId; readonly untilUs: number }
+  | { readonly kind: "pause"; readonly proc: ProcId; readonly untilUs: VirtualUs }
   | { readonly kind: "resume"; readonly proc: ProcId }
   | { readonly kind: "clock"; readonly proc: ProcId; readonly driftPpm: number; readonly jumpUs: number }
   | { readonly kind: "partition"; readonly groups: readonly (readonly ProcId[])[] }
@@ -172,7 +174,7 @@ export type SimEvent =
   | { readonly kind: "violation"; readonly invariant: string; readonly nodes: readonly ProcId[]; readonly detail: string };
 
 /** One trace record: time (virtual µs), position in the run, and who it is about. */
-export type TraceEvent = { readonly t: number; readonly n: number } & (({ readonly proc: ProcId } & ProcEvent) | SimEvent);
+export type TraceEvent = { readonly t: VirtualUs; readonly n: number } & (({ readonly proc: ProcId } & ProcEvent) | SimEvent);
 
 /** Running 64-bit hash of the trace (two 32-bit lanes), fed field by field without building strings. */
 export class TraceHasher {

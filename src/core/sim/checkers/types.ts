@@ -1,4 +1,5 @@
 /** What the checkers report, and what they ask of the simulator they watch. */
+import type { LocalUs, VirtualUs } from "../time";
 import type { CoreStateMachine } from "../../kv/statemachine";
 import type { Disk } from "../../raft/server";
 import type { NodeId } from "../../raft/types";
@@ -49,7 +50,7 @@ export interface BoundBroken {
 /** How a holder times the lease it believes it holds (its own clock, µs). */
 export interface HolderTiming {
   /** When the request (grant or refresh) the holder times its lease from was sent. */
-  readonly sentAtUs: number;
+  readonly sentAtUs: LocalUs;
   readonly ttlMs: number;
   /** The clock drift the holder allows for (its deadline is sentAt + ttl x (1 - margin)). */
   readonly driftMarginPpm: number;
@@ -57,7 +58,7 @@ export interface HolderTiming {
 
 export interface CheckerHost {
   readonly seed: number;
-  readonly now: number;
+  readonly now: VirtualUs;
   /** The Raft nodes, in a fixed order. */
   readonly nodeIds: readonly NodeId[];
   readonly holderIds: readonly ProcId[];
@@ -67,7 +68,7 @@ export interface CheckerHost {
   /** Whether a process is running (up or paused), for "it did nothing wrong" checks. */
   isUp(id: ProcId): boolean;
   /** The process's local clock reading now (µs). */
-  localNow(id: ProcId): number;
+  localNow(id: ProcId): LocalUs;
   /** The lease timing of a holder that believes it holds one; null otherwise. */
   holderTiming(id: ProcId): HolderTiming | null;
   report(v: Omit<Violation, "time" | "seed">): void;
