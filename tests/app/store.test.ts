@@ -113,8 +113,10 @@ describe("one store per app", () => {
     const b = other.getState().requestExport("scenario");
     // Both stores number their requests from 1: an answer reaches only the store it is given to.
     expect(sentA[0]?.requestId).toBe(sentB[0]?.requestId);
-    other.getState().receive({ type: "export", requestId: sentB[0]?.requestId ?? -1, what: "scenario", filename: "b", mime: "", text: "B", note: null });
-    lab.getState().receive({ type: "export", requestId: sentA[0]?.requestId ?? -1, what: "scenario", filename: "a", mime: "", text: "A", note: null });
+    const answer = (sent: { requestId: number }[], text: string) =>
+      ({ type: "export", requestId: sent[0]?.requestId ?? -1, what: "scenario", filename: text, mime: "", text, note: null }) as const;
+    other.getState().receive(answer(sentB, "B"));
+    lab.getState().receive(answer(sentA, "A"));
     await expect(a).resolves.toMatchObject({ text: "A" });
     await expect(b).resolves.toMatchObject({ text: "B" });
   });
