@@ -188,8 +188,19 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
           A run is its settings, its seed and your actions at their exact times: the link and the scenario file carry all of them, so they
           reopen this very run, here or in <code>npm run sim -- --scenario FILE</code>.
         </p>
-        <ShareRun first={first} working={working} link={link} onCopy={copyLink} onDownload={() => exportFile("scenario", "Saving the scenario")} />
-        <OpenRun working={working} importErrors={importErrors} onFile={onFile} onOpen={(text) => openInput(text, "pasted link or scenario")} />
+        <ShareRun
+          first={first}
+          working={working}
+          link={link}
+          onCopy={copyLink}
+          onDownload={() => exportFile("scenario", "Saving the scenario")}
+        />
+        <OpenRun
+          working={working}
+          importErrors={importErrors}
+          onFile={onFile}
+          onOpen={(text) => openInput(text, "pasted link or scenario")}
+        />
         {confirm !== null && (
           <ReplaceConfirm
             confirm={confirm}
@@ -365,7 +376,13 @@ function ReplaceConfirm(props: {
   );
 }
 
-function Exports({ working, onExport }: { readonly working: boolean; readonly onExport: (what: ExportKind, label: string) => Promise<void> }) {
+function Exports({
+  working,
+  onExport,
+}: {
+  readonly working: boolean;
+  readonly onExport: (what: ExportKind, label: string) => Promise<void>;
+}) {
   return (
     <>
       <h3>Exports</h3>
