@@ -26,13 +26,16 @@ import {
   selectNotices,
   selectSetHighlight,
   useLab,
+  useLabStore,
 } from "./store";
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 
+/** The page. It needs the store from a LabProvider above it (main.tsx). */
 export function App({ params }: { params: ParsedParams }) {
-  useEffect(() => connectSimulation(params.settings, params.problems, params.run), [params]);
+  const lab = useLabStore();
+  useEffect(() => connectSimulation(lab, params.settings, params.problems, params.run), [lab, params]);
   return (
     <div className="app">
       <Notices />
@@ -80,6 +83,7 @@ function ErrorBanner() {
 }
 
 function Keys() {
+  const lab = useLabStore();
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -89,12 +93,12 @@ function Keys() {
       // Buttons keep Space and Enter for themselves.
       if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
       if (useUi.getState().settingsOpen && key !== "escape") return;
-      const view = useLab.getState().view;
-      if (view !== null && handleKey(key, view)) e.preventDefault();
+      const state = lab.getState();
+      if (state.view !== null && handleKey(state, key, state.view)) e.preventDefault();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [lab]);
   return null;
 }
 

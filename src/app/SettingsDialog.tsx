@@ -4,7 +4,7 @@ import { configProblems } from "../core/sim/config";
 import type { RunSettings, TimingSettings } from "../worker/protocol";
 import { configFor } from "../worker/settings";
 import { DEFAULT_TIMING } from "./params";
-import { useLab } from "./store";
+import { useLab, useLabStore } from "./store";
 import { startRun, useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 
@@ -86,6 +86,7 @@ export function SettingsDialog() {
   const open = useUi((u) => u.settingsOpen);
   const close = useUi((u) => u.closeSettings);
   const current = useLab((s) => s.settings);
+  const lab = useLabStore();
   const [draft, setDraft] = useState<Draft | null>(null);
   const first = useRef<HTMLSelectElement>(null);
   const nodesId = useId();
@@ -102,12 +103,12 @@ export function SettingsDialog() {
   // The draft starts from the run's settings when the dialog opens, and only then
   // (views arrive 25 times a second; they must not overwrite what the user is typing).
   useEffect(() => {
-    const s = useLab.getState().settings;
+    const s = lab.getState().settings;
     if (open && s !== null) {
       setDraft(draftOf(s));
       queueMicrotask(() => first.current?.focus());
     }
-  }, [open]);
+  }, [open, lab]);
   if (!open || current === null || draft === null) return null;
   const set = (k: keyof Draft) => (v: string) => setDraft({ ...draft, [k]: v });
   const { settings, problems } = settingsFromDraft(draft, current);
@@ -168,7 +169,7 @@ export function SettingsDialog() {
             disabled={settings === null}
             onClick={() => {
               if (settings === null) return;
-              startRun(settings);
+              startRun(lab, settings);
               close();
             }}
           >

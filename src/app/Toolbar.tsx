@@ -34,7 +34,6 @@ export function Toolbar() {
   const toggleHelp = useUi((u) => u.toggleHelp);
   const zoom = useUi((u) => u.zoom);
   const cycleZoom = useUi((u) => u.cycleZoom);
-  const reset = useUi((u) => u.reset);
   const speedId = useId();
   const idx = nearestSpeedIndex(view.speed);
   return (
@@ -65,7 +64,8 @@ export function Toolbar() {
           <Icon d="M2 2 L10 8 L2 14 Z M11 2 H14 V14 H11 Z" />
           Step
         </button>
-        <button type="button" onClick={reset} aria-keyshortcuts="R" title="Start this run again from time zero (same seed and settings)">
+        {/* The same run from the start (a file's or a link's own actions included), at the current speed. */}
+        <button type="button" onClick={() => send({ type: "restart" })} aria-keyshortcuts="R" title="Start this run again from time zero (same seed and settings)">
           <Icon d="M8 2 A6 6 0 1 1 2 8 H4 A4 4 0 1 0 8 4 V6 L4 3 L8 0 Z" />
           Reset
         </button>

@@ -3,11 +3,14 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
+import { createLabStore, LabProvider } from "./store";
 import "./styles.css";
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
 const rootEl = root;
+/** The page's one store (the tests make their own). */
+const lab = createLabStore();
 
 function render(params: ParsedParams): void {
   if (params.run !== undefined) {
@@ -15,10 +18,12 @@ function render(params: ParsedParams): void {
     const { pathname, hash } = window.location;
     window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${hash}`);
   }
-  startUrlSync();
+  startUrlSync(lab);
   createRoot(rootEl).render(
     <StrictMode>
-      <App params={params} />
+      <LabProvider store={lab}>
+        <App params={params} />
+      </LabProvider>
     </StrictMode>,
   );
 }

@@ -1,7 +1,7 @@
 /** Keyboard shortcuts: one table drives both the key handler and the help overlay. */
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
-import { type Selection, useLab } from "./store";
+import type { LabState, Selection } from "./store";
 import { jumpToMarker } from "./timeline/timelineUi";
 import { useUi } from "./ui";
 
@@ -41,9 +41,8 @@ function target(sel: Selection, fallback: string | null): string | null {
   return fallback;
 }
 
-/** Handles one key press; returns true when it was a shortcut. */
-export function handleKey(key: string, view: SimView): boolean {
-  const lab = useLab.getState();
+/** Handles one key press on the page whose state is `lab`; returns true when it was a shortcut. */
+export function handleKey(lab: LabState, key: string, view: SimView): boolean {
   const ui = useUi.getState();
   const act = (action: Action): void => lab.send({ type: "act", action });
   const sel = lab.selected;
@@ -58,13 +57,14 @@ export function handleKey(key: string, view: SimView): boolean {
       if (view.timeline.canStepBack) lab.send({ type: "stepBack" });
       return true;
     case "[":
-      jumpToMarker(view, -1);
+      jumpToMarker(view, -1, lab.cursor);
       return true;
     case "]":
-      jumpToMarker(view, 1);
+      jumpToMarker(view, 1, lab.cursor);
       return true;
     case "r":
-      ui.reset();
+      // The same run from the start (a file's or a link's own actions included), at the current speed.
+      lab.send({ type: "restart" });
       return true;
     case "l":
       if (view.leader !== null) lab.select({ kind: "node", id: view.leader });

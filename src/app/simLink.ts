@@ -1,33 +1,33 @@
-/** Starts the simulation worker and connects it to the store. Returns a function that stops it. */
+/** Starts the simulation worker and connects it to the page's store. Returns a function that stops it. */
 import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
 import type { Scenario } from "../core/scenario/schema";
-import { useLab } from "./store";
+import type { LabStore } from "./store";
 
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
 export function startMessage(settings: RunSettings, run: Scenario | undefined): ToWorker {
   return run === undefined ? { type: "start", settings } : { type: "start", settings, scenario: run };
 }
 
-/** Starts the worker with page settings, or with a share link's run; returns a function that stops it. */
-export function connectSimulation(settings: RunSettings, notices: readonly string[], run?: Scenario): () => void {
+/** Starts the worker with page settings, or with a share link's run, feeding `lab`; returns a function that stops it. */
+export function connectSimulation(lab: LabStore, settings: RunSettings, notices: readonly string[], run?: Scenario): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });
   } catch (e) {
-    useLab.setState({
+    lab.setState({
       settings,
       notices,
       error: `The simulation worker could not be created: ${e instanceof Error ? e.message : String(e)}`,
     });
     return () => {};
   }
-  const { receive } = useLab.getState();
+  const { receive } = lab.getState();
   worker.addEventListener("message", (e: MessageEvent<FromWorker>) => receive(e.data));
   worker.addEventListener("error", (e: ErrorEvent) => {
-    useLab.setState({ error: `The simulation worker failed: ${e.message || "it could not be loaded"}` });
+    lab.setState({ error: `The simulation worker failed: ${e.message || "it could not be loaded"}` });
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
-  useLab.setState({ settings, notices, view: null, liveView: null, error: null, send });
+  lab.setState({ settings, notices, view: null, liveView: null, error: null, send });
   send(startMessage(settings, run));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });
@@ -36,6 +36,6 @@ export function connectSimulation(settings: RunSettings, notices: readonly strin
   return () => {
     document.removeEventListener("visibilitychange", onVisibility);
     worker.terminate();
-    useLab.setState({ send: () => {} });
+    lab.setState({ send: () => {} });
   };
 }

@@ -1,10 +1,15 @@
 /**
  * The page's state: the latest view from the simulation worker, the event log it has
- * accumulated, what the user selected, and messages for the user. One zustand store;
- * components read it through the module-level selectors below (stable identities).
+ * accumulated, what the user selected, and messages for the user. One zustand store per
+ * app (createLabStore), handed to the components by LabProvider; they read it with
+ * useLab and the module-level selectors below (stable identities). Code outside React
+ * is given the store.
  */
-import { create } from "zustand";
+import { createContext, createElement, type ReactNode, useContext } from "react";
+import { useStore } from "zustand";
+import { createStore, type StoreApi } from "zustand/vanilla";
 import { shareEqual } from "./share";
+import { browserFrames, type Frames, TimeCursor } from "./timeline/cursor";
 import {
   DIAGRAM_MARK_LIMIT,
   DIAGRAM_MESSAGE_LIMIT,
@@ -63,6 +68,8 @@ export interface LabState {
   readonly notices: readonly string[];
   /** The latest error from the worker, until dismissed. */
   readonly error: string | null;
+  /** The page's time cursor: the slider, the marker buttons and the shortcuts all move it. */
+  readonly cursor: TimeCursor;
   /** Sends a command to the worker; a no-op until the worker is connected. */
   readonly send: (msg: ToWorker) => void;
   readonly receive: (msg: FromWorker) => void;
@@ -94,132 +101,188 @@ export function appendEvents(old: readonly EventLine[], fresh: readonly EventLin
   return appendBounded(old, fresh, EVENT_LOG_LIMIT);
 }
 
-/** Event lines, messages and marks received but not yet shown (they join the store with the next panel update). */
-let pendingLines: EventLine[] = [];
-let pendingMessages: DiagramMessage[] = [];
-let pendingMarks: DiagramMark[] = [];
-/** Export requests waiting for the worker's answer. */
-const exportWaiters = new Map<number, { resolve: (r: ExportResult) => void; reject: (e: Error) => void }>();
-let nextExportId = 1;
 /** How long an export may take before the page gives up on it (ms). */
 const EXPORT_TIMEOUT_MS = 20_000;
-let panelAt = Number.NEGATIVE_INFINITY;
 
 function realNow(): number {
   return typeof performance === "undefined" ? 0 : performance.now();
 }
 
-export const useLab = create<LabState>()((set, get) => ({
-  settings: null,
-  view: null,
-  liveView: null,
-  events: [],
-  diagramMessages: [],
-  diagramMarks: [],
-  focusMessage: null,
-  selected: null,
-  inspection: null,
-  highlight: NONE,
-  hover: null,
-  notices: [],
-  error: null,
-  send: () => {},
-  receive: (msg) => {
-    switch (msg.type) {
-      case "view": {
-        const prev = get().view;
-        const live = msg.view;
-        const sameRun = prev !== null && prev.runId === live.runId;
-        // A jump in history (seek, step back, branch): the view brings everything retained up to the cursor.
-        const sameEpoch = sameRun && prev.epoch === live.epoch;
-        if (!sameEpoch) {
-          pendingLines = [];
-          pendingMessages = [];
-          pendingMarks = [];
-        }
-        pendingLines = pendingLines.concat(live.newEvents);
-        pendingMessages = pendingMessages.concat(live.newMessages);
-        pendingMarks = pendingMarks.concat(live.newMarks);
-        const t = realNow();
-        const urgent =
-          prev === null ||
-          !sameEpoch ||
-          !live.playing ||
-          prev.playing !== live.playing ||
-          live.violations !== prev.violations ||
-          live.lastStep.length > 0 ||
-          t - panelAt >= PANEL_INTERVAL_MS;
-        if (!urgent) {
-          set({ liveView: live });
-          return;
-        }
-        panelAt = t;
-        // Unchanged parts keep their identity, so panels whose data did not change skip rendering.
-        const v = sameRun ? shareEqual(prev, live) : live;
-        const fresh = pendingLines;
-        const freshMessages = pendingMessages;
-        const freshMarks = pendingMarks;
-        pendingLines = [];
-        pendingMessages = [];
-        pendingMarks = [];
-        const st = get();
-        set({
-          view: v,
-          liveView: live,
-          settings: v.settings,
-          events: appendEvents(sameEpoch ? st.events : [], fresh),
-          diagramMessages: appendBounded(sameEpoch ? st.diagramMessages : [], freshMessages, DIAGRAM_MESSAGE_LIMIT),
-          diagramMarks: appendBounded(sameEpoch ? st.diagramMarks : [], freshMarks, DIAGRAM_MARK_LIMIT),
-          ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null }),
-        });
-        return;
-      }
-      case "error":
-        set({ error: msg.message });
-        return;
-      case "export": {
-        const w = exportWaiters.get(msg.requestId);
-        exportWaiters.delete(msg.requestId);
-        if (msg.error !== undefined) w?.reject(new Error(msg.error));
-        else w?.resolve({ filename: msg.filename, mime: msg.mime, text: msg.text, note: msg.note });
-        return;
-      }
-      case "inspection":
-        set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
-        return;
+type SetLab = StoreApi<LabState>["setState"];
+type GetLab = StoreApi<LabState>["getState"];
+
+/**
+ * The views from the worker, into the store. Event lines, messages and marks received
+ * but not yet shown wait here and join the store with the next panel update.
+ */
+function viewIntake(set: SetLab, get: GetLab): (live: SimView) => void {
+  let pendingLines: EventLine[] = [];
+  let pendingMessages: DiagramMessage[] = [];
+  let pendingMarks: DiagramMark[] = [];
+  let panelAt = Number.NEGATIVE_INFINITY;
+  return (live) => {
+    const prev = get().view;
+    const sameRun = prev !== null && prev.runId === live.runId;
+    // A jump in history (seek, step back, branch): the view brings everything retained up to the cursor.
+    const sameEpoch = sameRun && prev.epoch === live.epoch;
+    if (!sameEpoch) {
+      pendingLines = [];
+      pendingMessages = [];
+      pendingMarks = [];
     }
-  },
-  // Pointer moves repeat the same id: only a change reaches the subscribers (both drawings redraw on it).
-  setFocusMessage: (id) => {
-    if (get().focusMessage !== id) set({ focusMessage: id });
-  },
-  requestExport: (what, timeoutMs = EXPORT_TIMEOUT_MS) =>
-    new Promise<ExportResult>((resolve, reject) => {
-      const requestId = nextExportId++;
-      const timer = setTimeout(() => {
-        exportWaiters.delete(requestId);
-        reject(new Error(`the simulation did not answer within ${Math.round(timeoutMs / 1000)} s`));
-      }, timeoutMs);
-      exportWaiters.set(requestId, {
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-      get().send({ type: "export", what, requestId });
-    }),
-  select: (s) => set({ selected: s, inspection: null }),
-  setHighlight: (procs) => set({ highlight: procs.length === 0 ? NONE : procs }),
-  setHover: (procs) => set({ hover: procs }),
-  dismissError: () => set({ error: null }),
-  dismissNotices: () => set({ notices: [] }),
-}));
+    pendingLines = pendingLines.concat(live.newEvents);
+    pendingMessages = pendingMessages.concat(live.newMessages);
+    pendingMarks = pendingMarks.concat(live.newMarks);
+    const t = realNow();
+    const urgent =
+      prev === null ||
+      !sameEpoch ||
+      !live.playing ||
+      prev.playing !== live.playing ||
+      live.violations !== prev.violations ||
+      live.lastStep.length > 0 ||
+      t - panelAt >= PANEL_INTERVAL_MS;
+    if (!urgent) {
+      set({ liveView: live });
+      return;
+    }
+    panelAt = t;
+    // Unchanged parts keep their identity, so panels whose data did not change skip rendering.
+    const v = sameRun ? shareEqual(prev, live) : live;
+    const fresh = pendingLines;
+    const freshMessages = pendingMessages;
+    const freshMarks = pendingMarks;
+    pendingLines = [];
+    pendingMessages = [];
+    pendingMarks = [];
+    const st = get();
+    set({
+      view: v,
+      liveView: live,
+      settings: v.settings,
+      events: appendEvents(sameEpoch ? st.events : [], fresh),
+      diagramMessages: appendBounded(sameEpoch ? st.diagramMessages : [], freshMessages, DIAGRAM_MESSAGE_LIMIT),
+      diagramMarks: appendBounded(sameEpoch ? st.diagramMarks : [], freshMarks, DIAGRAM_MARK_LIMIT),
+      ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null }),
+    });
+  };
+}
+
+type ExportAnswer = Extract<FromWorker, { type: "export" }>;
+
+/** Export requests waiting for the worker's answer, by request id. */
+function exportDesk(get: GetLab): { request: LabState["requestExport"]; answer: (msg: ExportAnswer) => void } {
+  const waiters = new Map<number, { resolve: (r: ExportResult) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  return {
+    request: (what, timeoutMs = EXPORT_TIMEOUT_MS) =>
+      new Promise<ExportResult>((resolve, reject) => {
+        const requestId = nextId++;
+        const timer = setTimeout(() => {
+          waiters.delete(requestId);
+          reject(new Error(`the simulation did not answer within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+        waiters.set(requestId, {
+          resolve: (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+          reject: (e) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        });
+        get().send({ type: "export", what, requestId });
+      }),
+    answer: (msg) => {
+      const w = waiters.get(msg.requestId);
+      waiters.delete(msg.requestId);
+      if (msg.error !== undefined) w?.reject(new Error(msg.error));
+      else w?.resolve({ filename: msg.filename, mime: msg.mime, text: msg.text, note: msg.note });
+    },
+  };
+}
+
+/** The page's store (vanilla zustand). One per app: `main.tsx` makes it, each test makes its own. */
+export type LabStore = StoreApi<LabState>;
+
+export interface LabStoreOptions {
+  /** Animation frames for the time cursor (requestAnimationFrame in the page). */
+  readonly frames?: Frames;
+}
+
+/** A new, empty store: no view yet, and `send` a no-op until the worker is connected. */
+export function createLabStore(options: LabStoreOptions = {}): LabStore {
+  return createStore<LabState>()((set, get) => {
+    const intake = viewIntake(set, get);
+    const exports = exportDesk(get);
+    return {
+      settings: null,
+      view: null,
+      liveView: null,
+      events: [],
+      diagramMessages: [],
+      diagramMarks: [],
+      focusMessage: null,
+      selected: null,
+      inspection: null,
+      highlight: NONE,
+      hover: null,
+      notices: [],
+      error: null,
+      cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
+      send: () => {},
+      receive: (msg) => {
+        switch (msg.type) {
+          case "view":
+            intake(msg.view);
+            return;
+          case "error":
+            set({ error: msg.message });
+            return;
+          case "export":
+            exports.answer(msg);
+            return;
+          case "inspection":
+            set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
+            return;
+        }
+      },
+      // Pointer moves repeat the same id: only a change reaches the subscribers (both drawings redraw on it).
+      setFocusMessage: (id) => {
+        if (get().focusMessage !== id) set({ focusMessage: id });
+      },
+      requestExport: exports.request,
+      select: (s) => set({ selected: s, inspection: null }),
+      setHighlight: (procs) => set({ highlight: procs.length === 0 ? NONE : procs }),
+      setHover: (procs) => set({ hover: procs }),
+      dismissError: () => set({ error: null }),
+      dismissNotices: () => set({ notices: [] }),
+    };
+  });
+}
+
+const LabContext = createContext<LabStore | null>(null);
+
+/** Gives the components below it this store. */
+export function LabProvider({ store, children }: { readonly store: LabStore; readonly children?: ReactNode }): ReactNode {
+  return createElement(LabContext.Provider, { value: store }, children);
+}
+
+/** The store of the enclosing LabProvider (for effects, subscriptions and handlers that read it once). */
+export function useLabStore(): LabStore {
+  const store = useContext(LabContext);
+  if (store === null) throw new Error("useLab: no LabProvider above this component");
+  return store;
+}
+
+/** A part of the page's state, chosen by `selector`; the component re-renders when it changes. */
+export function useLab<T>(selector: (s: LabState) => T): T {
+  return useStore(useLabStore(), selector);
+}
 
 // Module-level selectors (stable identities, as xyflow does).
+export const selectCursor = (s: LabState): TimeCursor => s.cursor;
 export const selectView = (s: LabState): SimView | null => s.view;
 export const selectStorage = (s: LabState): SimView["storage"] | undefined => (s.view === null ? undefined : s.view.storage);
 export const selectHasView = (s: LabState): boolean => s.view !== null;

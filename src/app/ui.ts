@@ -2,7 +2,7 @@
 import { create } from "zustand";
 import type { RunSettings } from "../worker/protocol";
 import { toSearch } from "./params";
-import { useLab } from "./store";
+import type { LabStore } from "./store";
 
 export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
 
@@ -16,14 +16,12 @@ export interface UiState {
   readonly toggleHelp: () => void;
   readonly closeHelp: () => void;
   readonly cycleZoom: () => void;
-  /** Starts the current run again from time zero. */
-  readonly reset: () => void;
 }
 
 /** Starts a run with these settings and makes the URL name it (so a reload or a shared link gives the same run). */
-export function startRun(settings: RunSettings): void {
-  useLab.getState().send({ type: "start", settings });
-  useLab.setState({ settings });
+export function startRun(lab: LabStore, settings: RunSettings): void {
+  lab.getState().send({ type: "start", settings });
+  lab.setState({ settings });
   if (typeof window !== "undefined") {
     const url = `${window.location.pathname}${toSearch(settings)}${window.location.hash}`;
     window.history.replaceState(null, "", url);
@@ -55,6 +53,4 @@ export const useUi = create<UiState>()((set, get) => ({
     set({ zoom });
     applyZoom(zoom);
   },
-  // The same run from the start (a file's or a link's own actions included), at the current speed.
-  reset: () => useLab.getState().send({ type: "restart" }),
 }));

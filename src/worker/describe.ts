@@ -131,6 +131,82 @@ export interface Described {
  */
 export function describeEvent(e: TraceEvent, prevHolderState: string | undefined, labelOf: (id: number) => string | undefined): Described | null {
   switch (e.kind) {
+    case "role":
+    case "vote":
+    case "log":
+    case "commit":
+    case "config":
+    case "transfer":
+    case "snapshot":
+      return describeRaft(e);
+    case "lease":
+      return describeLease(e);
+    case "holder": {
+      const prev = prevHolderState;
+      if (prev === e.state) return null;
+      const tok = e.token !== null ? ` (token ${e.token})` : "";
+      return {
+        category: "holder",
+        text: `${e.proc}: ${prev ?? "start"} → ${e.state}${tok}${e.event ? ` on ${e.event}` : ""}`,
+        procs: [e.proc],
+      };
+    }
+    case "storage":
+      return e.accepted
+        ? {
+            category: "storage",
+            text: `storage accepted ${e.holder}'s write to ${e.resource} with token ${e.token}${e.fencing ? "" : " (fencing off)"}`,
+            procs: [e.proc, e.holder],
+          }
+        : {
+            category: "storage",
+            text: `storage rejected ${e.holder}'s write to ${e.resource} with token ${e.token}: it has already seen token ${e.highest}`,
+            procs: [e.proc, e.holder],
+          };
+    case "client":
+      if (e.phase === "fail") return { category: "note", text: `${e.clientId}'s request #${e.seq} failed${e.note ? `: ${e.note}` : ""}`, procs: [e.clientId] };
+      if (e.phase === "info" && e.note) return { category: "note", text: `${e.clientId}'s request #${e.seq}: ${e.note}`, procs: [e.clientId] };
+      return null;
+    case "drop": {
+      const label = labelOf(e.id) ?? "message";
+      return { category: "message", text: `${label} ${e.from} → ${e.to} dropped: ${dropWords(e.reason)}`, procs: [e.from, e.to] };
+    }
+    case "crash":
+    case "restart":
+    case "pause":
+    case "resume":
+    case "clock":
+    case "partition":
+    case "heal":
+    case "cut":
+    case "network":
+    case "disconnect":
+    case "connect":
+    case "slow-link":
+    case "timeout":
+      return describeFault(e);
+    case "note":
+      return { category: "note", text: e.text, procs: [] };
+    case "violation":
+      return { category: "violation", text: `VIOLATION ${e.invariant}: ${e.detail}`, procs: e.nodes.slice() };
+    // No sentence in the event log (a Step lists them: stepLine), named so a new kind must be placed.
+    case "send":
+    case "deliver":
+    case "hard":
+    case "apply":
+      return null;
+    default: {
+      const unhandled: never = e;
+      throw new Error(`describeEvent: unhandled trace event ${(unhandled as TraceEvent).kind}`);
+    }
+  }
+}
+
+type RaftEvent = Extract<TraceEvent, { kind: "role" | "vote" | "log" | "commit" | "config" | "transfer" | "snapshot" }>;
+
+/** Elections, replication, configuration and snapshots, in words. */
+function describeRaft(e: RaftEvent): Described | null {
+  switch (e.kind) {
     case "role": {
       const p = e.proc;
       switch (e.role) {
@@ -187,38 +263,16 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
             : `${e.proc} installed the leader's snapshot up to index ${e.index} (term ${e.term}); its log now ends at ${e.lastIndex}`,
         procs: [e.proc],
       };
-    case "lease":
-      return describeLease(e);
-    case "holder": {
-      const prev = prevHolderState;
-      if (prev === e.state) return null;
-      const tok = e.token !== null ? ` (token ${e.token})` : "";
-      return {
-        category: "holder",
-        text: `${e.proc}: ${prev ?? "start"} → ${e.state}${tok}${e.event ? ` on ${e.event}` : ""}`,
-        procs: [e.proc],
-      };
-    }
-    case "storage":
-      return e.accepted
-        ? {
-            category: "storage",
-            text: `storage accepted ${e.holder}'s write to ${e.resource} with token ${e.token}${e.fencing ? "" : " (fencing off)"}`,
-            procs: [e.proc, e.holder],
-          }
-        : {
-            category: "storage",
-            text: `storage rejected ${e.holder}'s write to ${e.resource} with token ${e.token}: it has already seen token ${e.highest}`,
-            procs: [e.proc, e.holder],
-          };
-    case "client":
-      if (e.phase === "fail") return { category: "note", text: `${e.clientId}'s request #${e.seq} failed${e.note ? `: ${e.note}` : ""}`, procs: [e.clientId] };
-      if (e.phase === "info" && e.note) return { category: "note", text: `${e.clientId}'s request #${e.seq}: ${e.note}`, procs: [e.clientId] };
-      return null;
-    case "drop": {
-      const label = labelOf(e.id) ?? "message";
-      return { category: "message", text: `${label} ${e.from} → ${e.to} dropped: ${dropWords(e.reason)}`, procs: [e.from, e.to] };
-    }
+  }
+}
+
+type ProcessFault = "crash" | "restart" | "pause" | "resume" | "clock" | "timeout";
+type NetworkFault = "partition" | "heal" | "cut" | "network" | "disconnect" | "connect" | "slow-link";
+type FaultEvent = Extract<TraceEvent, { kind: ProcessFault | NetworkFault }>;
+
+/** Faults: a process's (crash, pause, clock) and the network's (partitions, cuts, loss, slow links). */
+function describeFault(e: FaultEvent): Described {
+  switch (e.kind) {
     case "crash":
       return { category: "fault", text: `${e.proc} crashed`, procs: [e.proc] };
     case "restart":
@@ -264,20 +318,6 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
       };
     case "timeout":
       return { category: "fault", text: `${e.proc}'s election timer was forced to fire`, procs: [e.proc] };
-    case "note":
-      return { category: "note", text: e.text, procs: [] };
-    case "violation":
-      return { category: "violation", text: `VIOLATION ${e.invariant}: ${e.detail}`, procs: e.nodes.slice() };
-    // No sentence in the event log (a Step lists them: stepLine), named so a new kind must be placed.
-    case "send":
-    case "deliver":
-    case "hard":
-    case "apply":
-      return null;
-    default: {
-      const unhandled: never = e;
-      throw new Error(`describeEvent: unhandled trace event ${(unhandled as TraceEvent).kind}`);
-    }
   }
 }
 

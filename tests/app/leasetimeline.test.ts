@@ -1,5 +1,4 @@
 import { createElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { LeaseTimelineView } from "../../src/app/panels/LeaseTimeline";
 import {
@@ -25,6 +24,7 @@ import {
   xPct,
 } from "../../src/app/panels/timelineScale";
 import type { HolderView, LeaseRowView, LeaseSpan, SimView } from "../../src/worker/protocol";
+import { renderWithLab } from "../support/lab";
 import { holderFixture, viewFixture } from "../support/views";
 
 const S = 1_000_000;
@@ -215,7 +215,7 @@ function view(over: Partial<SimView>): SimView {
 
 describe("LeaseTimelineView markup", () => {
   it("says so when there are no leases", () => {
-    const html = renderToStaticMarkup(createElement(LeaseTimelineView, { view: view({}) }));
+    const html = renderWithLab(createElement(LeaseTimelineView, { view: view({}) }));
     expect(html).toContain("No lease holders in this run. Add some in Settings.");
     expect(html).not.toContain("<svg");
   });
@@ -227,7 +227,7 @@ describe("LeaseTimelineView markup", () => {
       holderSpans: [span("h1", 32, 5 * S, null), span("h2", 33, 7.6 * S, null)],
     });
     const hs = [holder("h1", { status: "paused", token: 32, deadlineAt: 6.5 * S }), holder("h2", { token: 33, deadlineAt: 11.2 * S })];
-    const html = renderToStaticMarkup(createElement(LeaseTimelineView, { view: view({ leases: [row], holders: hs }) }));
+    const html = renderWithLab(createElement(LeaseTimelineView, { view: view({ leases: [row], holders: hs }) }));
     expect(html).toContain('aria-label="lease lock, held by h2, token 33, leader: 1.23 s left"');
     expect(html).toContain("held by h2");
     expect(html).toContain("token 33");

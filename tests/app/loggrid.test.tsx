@@ -1,8 +1,8 @@
-import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
 import type { EntryView, NodeView, SimView } from "../../src/worker/protocol";
+import { renderWithLab } from "../support/lab";
 import { nodeFixture, viewFixture } from "../support/views";
 
 function entries(from: number, to: number, termOf: (i: number) => number, labelOf: (i: number) => string = () => "noop"): EntryView[] {
@@ -82,7 +82,7 @@ describe("log grid helpers", () => {
 });
 
 describe("LogGridView markup", () => {
-  const html = renderToStaticMarkup(<LogGridView view={fixture()} />);
+  const html = renderWithLab(<LogGridView view={fixture()} />);
 
   it("is an accessible table: caption, index headers, row headers", () => {
     expect(html).toContain('aria-labelledby="log-grid-title"');
@@ -117,7 +117,7 @@ describe("LogGridView markup", () => {
   it("draws the bar on the left edge when nothing in the window is committed", () => {
     const v = fixture();
     const nodes = v.nodes.map((n) => (n.id === "n3" ? { ...n, commitIndex: 4 } : n));
-    const h = renderToStaticMarkup(<LogGridView view={{ ...v, nodes }} />);
+    const h = renderWithLab(<LogGridView view={{ ...v, nodes }} />);
     const n3 = rowOf(h, "n3");
     expect(cellOf(n3, 9)).toContain("lg-commit-before");
     expect(n3).not.toContain("lg-commit-after");
@@ -140,7 +140,7 @@ describe("LogGridView markup", () => {
   });
 
   it("shows no match/next markers without a leader", () => {
-    const h = renderToStaticMarkup(<LogGridView view={{ ...fixture(), leader: null }} />);
+    const h = renderWithLab(<LogGridView view={{ ...fixture(), leader: null }} />);
     expect(h).not.toMatch(/class="lg-(match|next)/);
     expect(h).toContain("match (no leader now)");
   });
@@ -159,7 +159,7 @@ describe("LogGridView markup", () => {
     expect(html).toContain('<span class="lg-short">+h1</span>');
     const v = fixture();
     const wide = { ...v, logWindow: { from: 1, to: 24 }, nodes: v.nodes.map((n) => ({ ...n, entries: entries(1, 24, term, label) })) };
-    const h = renderToStaticMarkup(<LogGridView view={wide} />);
+    const h = renderWithLab(<LogGridView view={wide} />);
     expect(h).not.toContain("lg-short");
     expect(h.match(/<th scope="col" class="lg-index">/g)?.length).toBe(24);
   });
@@ -171,7 +171,7 @@ describe("LogGridView markup", () => {
       logWindow: { from: 90, to: 113 },
       nodes: v.nodes.map((n) => ({ ...n, entries: entries(90, 113, term, label) })),
     };
-    const h = renderToStaticMarkup(<LogGridView view={crowded} />);
+    const h = renderWithLab(<LogGridView view={crowded} />);
     expect(h).toContain('<th scope="col" class="lg-index">100</th>');
     expect(h).toContain('<th scope="col" class="lg-index lg-index-minor">101</th>');
     expect(h.match(/<th scope="col" class="lg-index[^"]*">/g)?.length).toBe(24);
@@ -179,7 +179,7 @@ describe("LogGridView markup", () => {
 
   it("says so when every log is empty", () => {
     const v = fixture();
-    const h = renderToStaticMarkup(
+    const h = renderWithLab(
       <LogGridView view={{ ...v, logWindow: { from: 1, to: 0 }, nodes: v.nodes.map((n) => ({ ...n, entries: [] })) }} />,
     );
     expect(h).toContain("Every log is empty so far.");
@@ -191,9 +191,9 @@ describe("a node whose whole log is before the window", () => {
   it("says where its log ends instead of showing an empty row", () => {
     const v = fixture();
     const behind = { ...v, nodes: v.nodes.map((n) => (n.id === "n3" ? { ...n, lastIndex: 4, entries: [] } : n)) };
-    const row = rowOf(renderToStaticMarkup(<LogGridView view={behind} />), "n3");
+    const row = rowOf(renderWithLab(<LogGridView view={behind} />), "n3");
     expect(row).toContain("ends at 4");
-    expect(rowOf(renderToStaticMarkup(<LogGridView view={v} />), "n3")).not.toContain("ends at");
+    expect(rowOf(renderWithLab(<LogGridView view={v} />), "n3")).not.toContain("ends at");
   });
 });
 
@@ -202,7 +202,7 @@ describe("the snapshot boundary", () => {
     const v = fixture();
     // n3 installed the leader's snapshot up to 11: its log starts at 12 and is empty.
     const snap = { ...v, nodes: v.nodes.map((n) => (n.id === "n3" ? { ...n, lastIndex: 11, firstIndex: 12, snapshotIndex: 11, commitIndex: 11, entries: [] } : n)) };
-    const row = rowOf(renderToStaticMarkup(<LogGridView view={snap} />), "n3");
+    const row = rowOf(renderWithLab(<LogGridView view={snap} />), "n3");
     expect(row).toContain("snapshot ≤ 11");
     for (const i of [9, 10, 11]) {
       expect(cellOf(row, i)).toContain("lg-snap");
@@ -210,6 +210,6 @@ describe("the snapshot boundary", () => {
     }
     expect(cellOf(row, 12)).toContain("no entry");
     // Without a snapshot, no boundary is drawn.
-    expect(rowOf(renderToStaticMarkup(<LogGridView view={v} />), "n3")).not.toContain("snapshot ≤");
+    expect(rowOf(renderWithLab(<LogGridView view={v} />), "n3")).not.toContain("snapshot ≤");
   });
 });

@@ -1,6 +1,5 @@
 import { localTime, newClock, withDrift, withJump } from "../../src/core/sim/clock";
 import { createElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import {
   BREAK_AT,
@@ -33,6 +32,7 @@ import {
 import { RingPanel } from "../../src/app/ring/Ring";
 import type { HolderView, MessageView, NodeView } from "../../src/worker/protocol";
 import { nodeFixture, holderFixture } from "../support/views";
+import { renderWithLab } from "../support/lab";
 
 const S = 1_000_000;
 
@@ -317,7 +317,7 @@ describe("words and accessible names", () => {
 
 describe("the panel", () => {
   it("is a labelled section with a heading, an svg group (not an image: it holds buttons) and a legend", () => {
-    const html = renderToStaticMarkup(createElement(RingPanel));
+    const html = renderWithLab(createElement(RingPanel));
     expect(html).toMatch(/^<section class="panel ring-panel" aria-labelledby="ring-title">/);
     expect(html).toContain('<h2 id="ring-title">Cluster</h2>');
     expect(html).toMatch(/<svg[^>]*role="group"[^>]*aria-label="Cluster ring"/);

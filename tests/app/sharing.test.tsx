@@ -1,6 +1,6 @@
 /** Share links, opening a run from one at boot, keeping the address honest, file names and picture export helpers, the menu's names. */
 import { renderToStaticMarkup } from "react-dom/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scenarioActionsOf, type TimedAction } from "../../src/core/scenario/record";
 import { parseScenarioText } from "../../src/core/scenario/schema";
 import { bootParams, DEFAULT_SETTINGS, parseParams } from "../../src/app/params";
@@ -21,7 +21,7 @@ import { type ComputedLike, inlineStyles, pictureBox, pictureFilename, pngScale,
 import { pictureButtonName, SHARE_NAMES, ShareDialog, ShareMenu } from "../../src/app/sharing/ShareMenu";
 import { actionsKey, startUrlSync } from "../../src/app/sharing/urlSync";
 import { startMessage } from "../../src/app/simLink";
-import { useLab } from "../../src/app/store";
+import { createLabStore, LabProvider, type LabStore } from "../../src/app/store";
 import type { Action } from "../../src/core/sim/sim";
 import type { SimView, TimedActionView, ToWorker } from "../../src/worker/protocol";
 import { scenarioInputFromSettings } from "../../src/worker/settings";
@@ -222,11 +222,14 @@ describe("keeping the address honest", () => {
   type FakeWindow = { location: { pathname: string; search: string; hash: string }; history: { state: unknown; replaceState: (s: unknown, t: string, url: string) => void } };
   const g = globalThis as unknown as { window?: FakeWindow };
   let stop: (() => void) | null = null;
+  let lab: LabStore;
+  beforeEach(() => {
+    lab = createLabStore();
+  });
   afterEach(() => {
     stop?.();
     stop = null;
     delete g.window;
-    useLab.setState({ view: null, send: () => {} });
   });
 
   function fakeWindow(url: string): { win: FakeWindow; replaced: string[] } {
@@ -257,37 +260,37 @@ describe("keeping the address honest", () => {
     const { win, replaced } = fakeWindow("/?seed=7");
     let exported = exportedScenario(1);
     let exports = 0;
-    useLab.setState({
+    lab.setState({
       send: (m: ToWorker) => {
         if (m.type !== "export") return;
         exports++;
-        setTimeout(() => useLab.getState().receive({ type: "export", requestId: m.requestId, what: m.what, filename: "x.json", mime: "application/json", text: exported, note: null }), 1);
+        setTimeout(() => lab.getState().receive({ type: "export", requestId: m.requestId, what: m.what, filename: "x.json", mime: "application/json", text: exported, note: null }), 1);
       },
     });
-    stop = startUrlSync(30);
-    useLab.setState({ view: view(1, []) });
+    stop = startUrlSync(lab, 30);
+    lab.setState({ view: view(1, []) });
     expect(replaced).toEqual([]);
     // Two changes in quick succession: one export, after the delay.
-    useLab.setState({ view: view(1, [act(1000, "heal")]) });
+    lab.setState({ view: view(1, [act(1000, "heal")]) });
     await wait(5);
     exported = exportedScenario(2);
-    useLab.setState({ view: view(1, [act(1000, "heal"), act(2000, "heal")]) });
+    lab.setState({ view: view(1, [act(1000, "heal"), act(2000, "heal")]) });
     expect(replaced).toEqual([]);
     await wait(120);
     expect(exports).toBe(1);
     expect(win.location.search).toBe("?seed=7");
     expect(win.location.hash).toBe(await encodeRunHash(exportedScenario(2)));
     // The same actions again (a new view object): nothing to do.
-    useLab.setState({ view: view(1, [act(1000, "heal"), act(2000, "heal")]) });
+    lab.setState({ view: view(1, [act(1000, "heal"), act(2000, "heal")]) });
     await wait(60);
     expect(exports).toBe(1);
     // Settings or Reset start a new run with no actions: the old link would reopen the wrong run.
-    useLab.setState({ view: view(2, []) });
+    lab.setState({ view: view(2, []) });
     expect(win.location.hash).toBe("");
     expect(win.location.search).toBe("?seed=7");
     // An imported run keeps the link it was opened with.
     win.location.hash = "#run=1.imported";
-    useLab.setState({ view: view(3, [], true) });
+    lab.setState({ view: view(3, [], true) });
     await wait(60);
     expect(win.location.hash).toBe("#run=1.imported");
   });
@@ -362,14 +365,22 @@ describe("pictures and file names", () => {
 
 describe("the share menu", () => {
   it("a header button that opens a dialog", () => {
-    const html = renderToStaticMarkup(<ShareMenu />);
+    const html = renderToStaticMarkup(
+      <LabProvider store={createLabStore()}>
+        <ShareMenu />
+      </LabProvider>,
+    );
     expect(html).toContain(">Share &amp; export</button>");
     expect(html).toContain('aria-expanded="false"');
     expect(html).toContain('aria-haspopup="dialog"');
   });
 
   it("the dialog has every control, by its exact name; picture buttons say why they are off", () => {
-    const html = renderToStaticMarkup(<ShareDialog onClose={() => {}} />);
+    const html = renderToStaticMarkup(
+      <LabProvider store={createLabStore()}>
+        <ShareDialog onClose={() => {}} />
+      </LabProvider>,
+    );
     const esc = (s: string) => s.replace(/&/g, "&amp;");
     for (const name of [
       SHARE_NAMES.copyLink,

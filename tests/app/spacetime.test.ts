@@ -59,6 +59,7 @@ import {
   type StorageView,
 } from "../../src/worker/protocol";
 import { holderFixture, nodeFixture, viewFixture } from "../support/views";
+import { renderWithLab } from "../support/lab";
 
 const S = 1_000_000;
 const MS = 1_000;
@@ -396,7 +397,7 @@ describe("what the drawing is fed", () => {
 
 describe("the panel", () => {
   it("is a labelled section with a heading, real buttons, and an svg image marked for export", () => {
-    const html = renderToStaticMarkup(createElement(SpaceTimePanel));
+    const html = renderWithLab(createElement(SpaceTimePanel));
     expect(html).toMatch(/^<section class="panel spacetime-panel" aria-labelledby="spacetime-title">/);
     expect(html).toContain('<h2 id="spacetime-title">Space-time diagram</h2>');
     expect(html).toMatch(/<svg[^>]*role="img"/);

@@ -8,7 +8,7 @@ import { isValidElement, type ReactElement, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handleKey, SHORTCUTS } from "../../src/app/shortcuts";
-import { useLab } from "../../src/app/store";
+import { createLabStore, type LabStore } from "../../src/app/store";
 import { type Frames, SeekCoalescer, TimeCursor } from "../../src/app/timeline/cursor";
 import { ActionList, BranchList, MarkerTicks, TimeTravelView } from "../../src/app/timeline/TimeTravel";
 import {
@@ -28,7 +28,7 @@ import {
   timeToFraction,
   timeToPixel,
 } from "../../src/app/timeline/timeMath";
-import { ALL_KINDS, appCursor, useTimelineUi } from "../../src/app/timeline/timelineUi";
+import { ALL_KINDS, useTimelineUi } from "../../src/app/timeline/timelineUi";
 import type { MarkerKind, TimelineMarker, TimelineView, ToWorker } from "../../src/worker/protocol";
 import { timelineFixture, viewFixture } from "../support/views";
 
@@ -507,15 +507,15 @@ describe("time travel panel", () => {
 
 describe("time-travel shortcuts", () => {
   const send = vi.fn();
+  let lab: LabStore;
   beforeEach(() => {
     send.mockReset();
-    appCursor.cancel();
     useTimelineUi.setState({ kinds: ALL_KINDS });
-    useLab.setState({ send });
+    lab = createLabStore();
+    lab.setState({ send });
   });
   afterEach(() => {
-    appCursor.cancel();
-    useLab.setState({ send: () => {} });
+    lab.getState().cursor.cancel();
   });
 
   it("are listed in the help", () => {
@@ -526,20 +526,20 @@ describe("time-travel shortcuts", () => {
 
   it("B steps back when there is an earlier event; [ and ] go to the previous and next marker of the kinds shown", () => {
     const view = viewFixture({ now: 3 * S, timeline: BRANCHED });
-    expect(handleKey("b", view)).toBe(true);
+    expect(handleKey(lab.getState(), "b", view)).toBe(true);
     expect(send.mock.calls).toEqual([[{ type: "stepBack" }]]);
     send.mockReset();
-    expect(handleKey("b", viewFixture({ timeline: timelineFixture({ canStepBack: false }) }))).toBe(true);
+    expect(handleKey(lab.getState(), "b", viewFixture({ timeline: timelineFixture({ canStepBack: false }) }))).toBe(true);
     expect(send).not.toHaveBeenCalled();
 
-    expect(handleKey("]", view)).toBe(true);
-    expect(handleKey("[", view)).toBe(true);
+    expect(handleKey(lab.getState(), "]", view)).toBe(true);
+    expect(handleKey(lab.getState(), "[", view)).toBe(true);
     // "]" from 3 s goes to 6 s; "[" then starts from the 6 s the slider already shows, so goes to 2.4 s.
     expect(seeks(send)).toEqual([6 * S, 2.4 * S]);
-    appCursor.cancel();
+    lab.getState().cursor.cancel();
     send.mockReset();
     useTimelineUi.getState().toggleKind("action");
-    expect(handleKey("[", view)).toBe(true);
+    expect(handleKey(lab.getState(), "[", view)).toBe(true);
     expect(seeks(send)).toEqual([1 * S]);
   });
 });

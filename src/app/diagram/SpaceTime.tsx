@@ -5,7 +5,7 @@
  * fed straight from the store (the component does not re-render on a new view).
  */
 import { useEffect, useRef, useState } from "react";
-import { type LabState, selectHasView, selectHighlight, useLab } from "../store";
+import { type LabState, selectHasView, selectHighlight, useLab, useLabStore } from "../store";
 import { type MessageKind, messageColor, OKABE_ITO, ROLE_COLOR } from "../theme";
 import { diagramInput, withoutKinds } from "./input";
 import { DEFAULT_SPAN_US, DEFAULT_WIDTH, MAX_SPAN_US, MIN_SPAN_US, spanText } from "./layout";
@@ -37,6 +37,7 @@ export function SpaceTimePanel() {
   const [hidden, setHidden] = useState<ReadonlySet<MessageKind>>(() => new Set());
   const hiddenRef = useRef(hidden);
   const redrawRef = useRef<() => void>(() => {});
+  const lab = useLabStore();
   const toggle = (k: MessageKind): void => {
     const next = new Set(hiddenRef.current);
     if (next.has(k)) next.delete(k);
@@ -53,8 +54,8 @@ export function SpaceTimePanel() {
     const drawing = createSpaceTimeDrawing(
       svg,
       {
-        focus: (id) => useLab.getState().setFocusMessage(id),
-        inspect: (id) => useLab.getState().select({ kind: "message", id }),
+        focus: (id) => lab.getState().setFocusMessage(id),
+        inspect: (id) => lab.getState().select({ kind: "message", id }),
         viewport: setVp,
       },
       wrap?.clientWidth || DEFAULT_WIDTH,
@@ -67,8 +68,8 @@ export function SpaceTimePanel() {
       const d = diagramInput(s);
       if (d !== null) drawing.update(withoutKinds(d, hiddenRef.current));
     };
-    redrawRef.current = () => draw(useLab.getState());
-    draw(useLab.getState());
+    redrawRef.current = () => draw(lab.getState());
+    draw(lab.getState());
     const visibility =
       wrap === null || typeof IntersectionObserver === "undefined"
         ? null
@@ -76,10 +77,10 @@ export function SpaceTimePanel() {
             const seen = entries.some((e) => e.isIntersecting);
             if (seen === onScreen) return;
             onScreen = seen;
-            if (seen) draw(useLab.getState());
+            if (seen) draw(lab.getState());
           });
     if (wrap !== null) visibility?.observe(wrap);
-    const unsubscribe = useLab.subscribe((s, p) => {
+    const unsubscribe = lab.subscribe((s, p) => {
       if (
         s.liveView !== p.liveView ||
         s.view !== p.view ||
@@ -105,7 +106,7 @@ export function SpaceTimePanel() {
       drawing.destroy();
       drawingRef.current = null;
     };
-  }, []);
+  }, [lab]);
 
   return (
     <section className="panel spacetime-panel" aria-labelledby="spacetime-title">

@@ -4,7 +4,7 @@
  * created once per mounted <svg> and fed every live view straight from the store.
  */
 import { useEffect, useRef } from "react";
-import { type LabState, selectHasView, selectHighlight, useLab } from "../store";
+import { type LabState, selectHasView, selectHighlight, useLab, useLabStore } from "../store";
 import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
 import { createRingDrawing } from "./ringDrawing";
 import "./Ring.css";
@@ -33,21 +33,22 @@ export function RingPanel() {
  */
 function RingCanvas() {
   const ref = useRef<SVGSVGElement>(null);
+  const lab = useLabStore();
   useEffect(() => {
     const svg = ref.current;
     if (svg === null) return;
     const drawing = createRingDrawing(svg, {
-      select: (t) => useLab.getState().select(t),
+      select: (t) => lab.getState().select(t),
       // Hovering a message highlights it here and in the space-time diagram.
-      focus: (id) => useLab.getState().setFocusMessage(id),
+      focus: (id) => lab.getState().setFocusMessage(id),
     });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
       if (s.liveView !== null)
         drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s), focus: s.focusMessage });
     };
-    draw(useLab.getState());
-    const unsubscribe = useLab.subscribe((s, prev) => {
+    draw(lab.getState());
+    const unsubscribe = lab.subscribe((s, prev) => {
       if (s.liveView !== prev.liveView) receivedAt = performance.now();
       if (
         s.liveView !== prev.liveView ||
@@ -61,7 +62,7 @@ function RingCanvas() {
       unsubscribe();
       drawing.destroy();
     };
-  }, []);
+  }, [lab]);
   // role="group", not "img": the drawing has buttons inside (nodes, holders, storage).
   // biome-ignore lint/a11y/useSemanticElements: an <svg> cannot be a <fieldset>; role="group" is the right role for it.
   return <svg ref={ref} className="ring-svg" role="group" aria-label="Cluster ring" viewBox="0 0 620 520" data-export="ring" />;

@@ -3,18 +3,28 @@
  * the client history, and pictures of the ring and the space-time diagram.
  *
  * Everything the worker knows (the scenario, the trace, the history) is asked of it as
- * an export; the pictures are made from the SVGs on the page.
+ * an export; the pictures are made from the SVGs on the page. What each button does is
+ * in shareActions.ts; here are the dialog, its state and its sections.
  */
-import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
-import { DEFAULT_SPEED, type ExportKind } from "../../worker/protocol";
+import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
+import type { ExportKind } from "../../worker/protocol";
 import { trapTab } from "../focusTrap";
 import { formatTime } from "../format";
-import { openedSettings, toSearch } from "../params";
-import { startMessage } from "../simLink";
-import { useLab } from "../store";
-import { downloadBlob, downloadText, safeFilename } from "./download";
-import { type DecodeResult, encodeRunHash, MAX_SCENARIO_BYTES, parseShareInput, shareLink } from "./link";
-import { PICTURE_SELECTOR, PICTURE_WORDS, type PictureFormat, type PictureKind, pictureFilename, svgFileText, svgToPng } from "./pictures";
+import { useLab, useLabStore } from "../store";
+import { MAX_SCENARIO_BYTES } from "./link";
+import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
+import {
+  type Confirm,
+  copyLinkStatus,
+  exportToFile,
+  makeShareLink,
+  message,
+  type OpenedRun,
+  openShared,
+  picturesPresent,
+  replaceRun,
+  savePicture,
+} from "./shareActions";
 
 /** Accessible names of the controls (the end-to-end tests use these). */
 export const SHARE_NAMES = {
@@ -46,39 +56,6 @@ const PICTURES: readonly [PictureKind, PictureFormat][] = [
   ["spacetime", "png"],
 ];
 
-const CLIPBOARD_TIMEOUT_MS = 3000;
-
-function pageBase(): string {
-  return `${window.location.origin}${window.location.pathname}`;
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** Copies text, or says why it could not (no clipboard here, refused, or no answer). */
-async function copyText(text: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const clip = typeof navigator === "undefined" ? undefined : navigator.clipboard;
-  if (clip === undefined || typeof clip.writeText !== "function") return { ok: false, reason: "this page has no clipboard access" };
-  try {
-    await Promise.race([
-      clip.writeText(text),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the browser did not answer")), CLIPBOARD_TIMEOUT_MS)),
-    ]);
-    return { ok: true };
-  } catch (e) {
-    return { ok: false, reason: message(e) || "the browser refused" };
-  }
-}
-
-function picturesPresent(): Record<PictureKind, boolean> {
-  if (typeof document === "undefined") return { ring: false, spacetime: false };
-  return {
-    ring: document.querySelector(PICTURE_SELECTOR.ring) !== null,
-    spacetime: document.querySelector(PICTURE_SELECTOR.spacetime) !== null,
-  };
-}
-
 export function ShareMenu() {
   const [open, setOpen] = useState(false);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -96,30 +73,18 @@ export function ShareMenu() {
   );
 }
 
-interface Confirm {
-  readonly result: Extract<DecodeResult, { ok: true }>;
-  readonly currentLink: string;
-  readonly actions: number;
-}
-
 export function ShareDialog({ onClose }: { onClose: () => void }) {
+  const lab = useLabStore();
   const titleId = useId();
-  const linkId = useId();
-  const fileId = useId();
-  const pasteId = useId();
-  const currentId = useId();
-  const confirmTitleId = useId();
   const [busy, setBusy] = useState<string | null>(null);
   const [status, setStatus] = useState("");
   const [note, setNote] = useState<string | null>(null);
   const [link, setLink] = useState("");
-  const [pasted, setPasted] = useState("");
   const [importErrors, setImportErrors] = useState<readonly string[]>([]);
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [pictures, setPictures] = useState(picturesPresent);
   const first = useRef<HTMLButtonElement>(null);
   const keep = useRef<HTMLButtonElement>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     queueMicrotask(() => first.current?.focus());
@@ -159,79 +124,45 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
 
   const copyLink = (): Promise<void> =>
     task("Making the share link", async () => {
-      const exp = await useLab.getState().requestExport("scenario");
-      const url = await shareLink(pageBase(), exp.text);
-      setLink(url);
-      setNote(exp.note);
-      const copied = await copyText(url);
-      setStatus(
-        copied.ok
-          ? `Copied the share link to the clipboard. It is ${url.length} characters long.`
-          : `Could not copy to the clipboard (${copied.reason}): select the link in the field below and copy it by hand. It is ${url.length} characters long.`,
-      );
+      const made = await makeShareLink(lab);
+      setLink(made.link);
+      setNote(made.note);
+      setStatus(await copyLinkStatus(made.link));
     });
 
-  const exportFile = (what: ExportKind, label: string): Promise<void> =>
-    task(label, async () => {
-      const exp = await useLab.getState().requestExport(what, what === "scenario" ? undefined : 120_000);
-      const fallback = what === "trace" ? "lease-lab-trace.ndjson" : what === "history" ? "lease-lab-history.json" : "lease-lab-scenario.json";
-      const filename = safeFilename(exp.filename, fallback);
-      downloadText(exp.text, filename, exp.mime || (what === "trace" ? "application/x-ndjson" : "application/json"));
-      setNote(exp.note);
-      setStatus(`Saved ${filename}.`);
+  /** Runs `outcome` as a task named `name`; its status line and note go to the dialog. */
+  const report = (name: string, outcome: () => Promise<{ status: string; note: string | null }>): Promise<void> =>
+    task(name, async () => {
+      const done = await outcome();
+      setNote(done.note);
+      setStatus(done.status);
     });
-
-  const savePicture = (kind: PictureKind, format: PictureFormat): Promise<void> =>
-    task(`Saving the ${PICTURE_WORDS[kind]}`, async () => {
-      const svg = document.querySelector<SVGSVGElement>(PICTURE_SELECTOR[kind]);
-      if (svg === null) throw new Error(`the ${PICTURE_WORDS[kind]} is not on the page`);
-      const view = useLab.getState().view;
-      const filename = pictureFilename(kind, view?.seed ?? 0, view?.now ?? 0, format);
-      const file = svgFileText(svg);
-      if (format === "svg") downloadText(file.text, filename, "image/svg+xml");
-      else downloadBlob(await svgToPng(file.text, file.width, file.height), filename);
-      setStatus(`Saved ${filename}.`);
-    });
+  const exportFile = (what: ExportKind, label: string): Promise<void> => report(label, () => exportToFile(lab, what));
+  const saveAs = (kind: PictureKind, format: PictureFormat): Promise<void> =>
+    report(`Saving the ${PICTURE_WORDS[kind]}`, () => savePicture(lab, kind, format));
 
   /** Starts the imported run, and makes the address its link. */
-  const replaceRun = async (r: Extract<DecodeResult, { ok: true }>): Promise<void> => {
-    const sc = r.scenario;
-    const st = useLab.getState();
-    const settings = openedSettings(sc, st.view?.speed ?? st.settings?.speed ?? DEFAULT_SPEED);
-    const hash = await encodeRunHash(r.text);
-    const started = runStarted(st.view?.runId ?? null);
-    st.send(startMessage(settings, sc));
-    setConfirm(null);
-    onClose();
-    // The address names the new run only once the worker has taken it (it may refuse: then the error banner says why, and the old run and address stay).
-    if (await started) {
-      useLab.setState({ settings });
-      window.history.replaceState(window.history.state, "", `${window.location.pathname}${toSearch(settings)}${hash}`);
-    }
-  };
+  const replace = (r: OpenedRun): Promise<void> =>
+    replaceRun(lab, r, () => {
+      setConfirm(null);
+      onClose();
+    });
 
   const openInput = (text: string, from: string): Promise<void> =>
     task(`Opening the ${from}`, async () => {
       setConfirm(null);
-      const r = await parseShareInput(text);
-      if (!r.ok) {
-        setImportErrors(r.errors);
+      const opened = await openShared(lab, text);
+      if (opened.kind === "errors") {
+        setImportErrors(opened.errors);
         setStatus(`The ${from} was not opened; the current run is unchanged.`);
         return;
       }
       setImportErrors([]);
-      const actions = useLab.getState().view?.timeline.actions.length ?? 0;
-      if (actions === 0) {
-        await replaceRun(r);
+      if (opened.kind === "replace") {
+        await replace(opened.result);
         return;
       }
-      let currentLink: string;
-      try {
-        currentLink = await shareLink(pageBase(), (await useLab.getState().requestExport("scenario")).text);
-      } catch (e) {
-        currentLink = `(its link could not be made: ${message(e)}; use Download scenario first to keep it)`;
-      }
-      setConfirm({ result: r, currentLink, actions });
+      setConfirm(opened.confirm);
       setStatus("");
     });
 
@@ -257,133 +188,30 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
           A run is its settings, its seed and your actions at their exact times: the link and the scenario file carry all of them, so they
           reopen this very run, here or in <code>npm run sim -- --scenario FILE</code>.
         </p>
-
-        <h3>Share this run</h3>
-        <div className="actions">
-          <button ref={first} type="button" className="primary" onClick={() => void copyLink()} disabled={working}>
-            {SHARE_NAMES.copyLink}
-          </button>
-          <button type="button" onClick={() => void exportFile("scenario", "Saving the scenario")} disabled={working}>
-            {SHARE_NAMES.downloadScenario}
-          </button>
-        </div>
-        <TraceHash />
-        <div className="form-field">
-          <label htmlFor={linkId}>{SHARE_NAMES.linkField}</label>
-          <input
-            id={linkId}
-            type="text"
-            readOnly
-            value={link}
-            placeholder="Press Copy share link"
-            onFocus={(e) => e.currentTarget.select()}
-            style={{ width: "100%", fontFamily: "monospace" }}
-          />
-        </div>
-
-        <h3>Open a run</h3>
-        <p className="small-print">A scenario file, a share link or scenario text; opening one replaces the current run.</p>
-        <div className="actions">
-          <button type="button" onClick={() => fileInput.current?.click()} disabled={working}>
-            {SHARE_NAMES.importScenario}
-          </button>
-        </div>
-        <div className="form-field">
-          <label htmlFor={fileId}>{SHARE_NAMES.scenarioFile}</label>
-          <input
-            id={fileId}
-            ref={fileInput}
-            type="file"
-            accept=".json,application/json"
-            disabled={working}
-            onChange={(e) => {
-              onFile(e.currentTarget.files);
-              e.currentTarget.value = "";
-            }}
-          />
-        </div>
-        <div className="form-field">
-          <label htmlFor={pasteId}>{SHARE_NAMES.paste}</label>
-          <textarea
-            id={pasteId}
-            rows={3}
-            value={pasted}
-            spellCheck={false}
-            onChange={(e) => setPasted(e.currentTarget.value)}
-            style={{ width: "100%", fontFamily: "monospace" }}
-          />
-        </div>
-        <div className="actions">
-          <button type="button" onClick={() => void openInput(pasted, "pasted link or scenario")} disabled={working || pasted.trim() === ""}>
-            {SHARE_NAMES.openPasted}
-          </button>
-        </div>
-        {importErrors.length > 0 && (
-          <div className="error" role="alert" style={{ display: "block" }}>
-            <strong>Not opened; the current run is unchanged.</strong>
-            <ul>
-              {importErrors.map((e) => (
-                <li key={e}>{e}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        <ShareRun
+          first={first}
+          working={working}
+          link={link}
+          onCopy={copyLink}
+          onDownload={() => exportFile("scenario", "Saving the scenario")}
+        />
+        <OpenRun
+          working={working}
+          importErrors={importErrors}
+          onFile={onFile}
+          onOpen={(text) => openInput(text, "pasted link or scenario")}
+        />
         {confirm !== null && (
-          <section className="notice" aria-labelledby={confirmTitleId} style={{ display: "block" }}>
-            <h4 id={confirmTitleId} style={{ margin: 0 }}>
-              Replace the current run?
-            </h4>
-            <p>
-              The current run has {confirm.actions} action{confirm.actions === 1 ? "" : "s"} of yours. Opening “{confirm.result.scenario.name}”
-              replaces it. Its link is below: keep it to come back to it.
-            </p>
-            <div className="form-field">
-              <label htmlFor={currentId}>{SHARE_NAMES.currentLink}</label>
-              <input
-                id={currentId}
-                type="text"
-                readOnly
-                value={confirm.currentLink}
-                onFocus={(e) => e.currentTarget.select()}
-                style={{ width: "100%", fontFamily: "monospace" }}
-              />
-            </div>
-            <div className="actions">
-              <button type="button" className="primary" onClick={() => void task("Opening the scenario", () => replaceRun(confirm.result))} disabled={working}>
-                {SHARE_NAMES.confirmReplace}
-              </button>
-              <button ref={keep} type="button" onClick={() => setConfirm(null)}>
-                {SHARE_NAMES.keepCurrent}
-              </button>
-            </div>
-          </section>
+          <ReplaceConfirm
+            confirm={confirm}
+            working={working}
+            keep={keep}
+            onReplace={() => task("Opening the scenario", () => replace(confirm.result))}
+            onKeep={() => setConfirm(null)}
+          />
         )}
-
-        <h3>Exports</h3>
-        <div className="actions">
-          <button type="button" onClick={() => void exportFile("trace", "Exporting the trace")} disabled={working}>
-            {SHARE_NAMES.exportTrace}
-          </button>
-          <button type="button" onClick={() => void exportFile("history", "Exporting the client history")} disabled={working}>
-            {SHARE_NAMES.exportHistory}
-          </button>
-        </div>
-
-        <h3>Pictures</h3>
-        <div className="actions">
-          {PICTURES.map(([kind, format]) => (
-            <button
-              key={`${kind}-${format}`}
-              type="button"
-              onClick={() => void savePicture(kind, format)}
-              disabled={working || !pictures[kind]}
-              title={pictures[kind] ? `The ${PICTURE_WORDS[kind]} as it is now, on white` : `The ${PICTURE_WORDS[kind]} is not on the page yet`}
-            >
-              {pictureButtonName(kind, format)}
-            </button>
-          ))}
-        </div>
-
+        <Exports working={working} onExport={exportFile} />
+        <Pictures working={working} pictures={pictures} onSave={saveAs} />
         <p role="status" aria-live="polite" className="small-print">
           {status}
         </p>
@@ -402,20 +230,198 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** Resolves true when a view of a new run arrives, false on an error from the worker first (or after a minute). */
-function runStarted(prevRunId: number | null): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (ok: boolean): void => {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 60_000);
-    const unsubscribe = useLab.subscribe((s, p) => {
-      if (s.error !== null && s.error !== p.error) done(false);
-      else if (s.view !== null && s.view.runId !== prevRunId) done(true);
-    });
-  });
+/** "Share this run": copy the link, download the scenario, the trace hash, and the link once made. */
+function ShareRun(props: {
+  readonly first: RefObject<HTMLButtonElement | null>;
+  readonly working: boolean;
+  readonly link: string;
+  readonly onCopy: () => Promise<void>;
+  readonly onDownload: () => Promise<void>;
+}) {
+  const { first, working, link, onCopy, onDownload } = props;
+  const linkId = useId();
+  return (
+    <>
+      <h3>Share this run</h3>
+      <div className="actions">
+        <button ref={first} type="button" className="primary" onClick={() => void onCopy()} disabled={working}>
+          {SHARE_NAMES.copyLink}
+        </button>
+        <button type="button" onClick={() => void onDownload()} disabled={working}>
+          {SHARE_NAMES.downloadScenario}
+        </button>
+      </div>
+      <TraceHash />
+      <div className="form-field">
+        <label htmlFor={linkId}>{SHARE_NAMES.linkField}</label>
+        <input
+          id={linkId}
+          type="text"
+          readOnly
+          value={link}
+          placeholder="Press Copy share link"
+          onFocus={(e) => e.currentTarget.select()}
+          style={{ width: "100%", fontFamily: "monospace" }}
+        />
+      </div>
+    </>
+  );
+}
+
+/** "Open a run": a scenario file, or pasted link or scenario text; why one was not opened. */
+function OpenRun(props: {
+  readonly working: boolean;
+  readonly importErrors: readonly string[];
+  readonly onFile: (files: FileList | null) => void;
+  readonly onOpen: (text: string) => Promise<void>;
+}) {
+  const { working, importErrors, onFile, onOpen } = props;
+  const fileId = useId();
+  const pasteId = useId();
+  const [pasted, setPasted] = useState("");
+  const fileInput = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <h3>Open a run</h3>
+      <p className="small-print">A scenario file, a share link or scenario text; opening one replaces the current run.</p>
+      <div className="actions">
+        <button type="button" onClick={() => fileInput.current?.click()} disabled={working}>
+          {SHARE_NAMES.importScenario}
+        </button>
+      </div>
+      <div className="form-field">
+        <label htmlFor={fileId}>{SHARE_NAMES.scenarioFile}</label>
+        <input
+          id={fileId}
+          ref={fileInput}
+          type="file"
+          accept=".json,application/json"
+          disabled={working}
+          onChange={(e) => {
+            onFile(e.currentTarget.files);
+            e.currentTarget.value = "";
+          }}
+        />
+      </div>
+      <div className="form-field">
+        <label htmlFor={pasteId}>{SHARE_NAMES.paste}</label>
+        <textarea
+          id={pasteId}
+          rows={3}
+          value={pasted}
+          spellCheck={false}
+          onChange={(e) => setPasted(e.currentTarget.value)}
+          style={{ width: "100%", fontFamily: "monospace" }}
+        />
+      </div>
+      <div className="actions">
+        <button type="button" onClick={() => void onOpen(pasted)} disabled={working || pasted.trim() === ""}>
+          {SHARE_NAMES.openPasted}
+        </button>
+      </div>
+      {importErrors.length > 0 && (
+        <div className="error" role="alert" style={{ display: "block" }}>
+          <strong>Not opened; the current run is unchanged.</strong>
+          <ul>
+            {importErrors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Replacing a run with actions of the user's: its link to keep, and a yes or a no. */
+function ReplaceConfirm(props: {
+  readonly confirm: Confirm;
+  readonly working: boolean;
+  readonly keep: RefObject<HTMLButtonElement | null>;
+  readonly onReplace: () => Promise<void>;
+  readonly onKeep: () => void;
+}) {
+  const { confirm, working, keep, onReplace, onKeep } = props;
+  const currentId = useId();
+  const confirmTitleId = useId();
+  return (
+    <section className="notice" aria-labelledby={confirmTitleId} style={{ display: "block" }}>
+      <h4 id={confirmTitleId} style={{ margin: 0 }}>
+        Replace the current run?
+      </h4>
+      <p>
+        The current run has {confirm.actions} action{confirm.actions === 1 ? "" : "s"} of yours. Opening “{confirm.result.scenario.name}”
+        replaces it. Its link is below: keep it to come back to it.
+      </p>
+      <div className="form-field">
+        <label htmlFor={currentId}>{SHARE_NAMES.currentLink}</label>
+        <input
+          id={currentId}
+          type="text"
+          readOnly
+          value={confirm.currentLink}
+          onFocus={(e) => e.currentTarget.select()}
+          style={{ width: "100%", fontFamily: "monospace" }}
+        />
+      </div>
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => void onReplace()} disabled={working}>
+          {SHARE_NAMES.confirmReplace}
+        </button>
+        <button ref={keep} type="button" onClick={onKeep}>
+          {SHARE_NAMES.keepCurrent}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Exports({
+  working,
+  onExport,
+}: {
+  readonly working: boolean;
+  readonly onExport: (what: ExportKind, label: string) => Promise<void>;
+}) {
+  return (
+    <>
+      <h3>Exports</h3>
+      <div className="actions">
+        <button type="button" onClick={() => void onExport("trace", "Exporting the trace")} disabled={working}>
+          {SHARE_NAMES.exportTrace}
+        </button>
+        <button type="button" onClick={() => void onExport("history", "Exporting the client history")} disabled={working}>
+          {SHARE_NAMES.exportHistory}
+        </button>
+      </div>
+    </>
+  );
+}
+
+function Pictures(props: {
+  readonly working: boolean;
+  readonly pictures: Record<PictureKind, boolean>;
+  readonly onSave: (kind: PictureKind, format: PictureFormat) => Promise<void>;
+}) {
+  const { working, pictures, onSave } = props;
+  return (
+    <>
+      <h3>Pictures</h3>
+      <div className="actions">
+        {PICTURES.map(([kind, format]) => (
+          <button
+            key={`${kind}-${format}`}
+            type="button"
+            onClick={() => void onSave(kind, format)}
+            disabled={working || !pictures[kind]}
+            title={pictures[kind] ? `The ${PICTURE_WORDS[kind]} as it is now, on white` : `The ${PICTURE_WORDS[kind]} is not on the page yet`}
+          >
+            {pictureButtonName(kind, format)}
+          </button>
+        ))}
+      </div>
+    </>
+  );
 }
 
 /**

@@ -10,7 +10,7 @@
  * The first run's hash is left alone: it is this run's link, or a broken one that the
  * page's notice explains.
  */
-import { useLab } from "../store";
+import type { LabStore } from "../store";
 import type { TimedActionView } from "../../worker/protocol";
 import { encodeRunHash, runPayloadFromHash } from "./link";
 
@@ -30,8 +30,8 @@ export function replaceHash(hash: string): void {
   window.history.replaceState(window.history.state, "", `${pathname}${search}${hash}`);
 }
 
-/** Starts watching the store; returns a function that stops. */
-export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
+/** Starts watching the page's store; returns a function that stops. */
+export function startUrlSync(lab: LabStore, delayMs = URL_SYNC_DELAY_MS): () => void {
   let runId: number | null = null;
   let lastActions: readonly TimedActionView[] | null = null;
   let key = "";
@@ -44,7 +44,7 @@ export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
 
   const update = async (): Promise<void> => {
     timer = null;
-    const v = useLab.getState().view;
+    const v = lab.getState().view;
     if (v === null) return;
     // A run opened from a file or link keeps the link it was opened with.
     if (v.timeline.actions.length === 0 && !v.opened) {
@@ -53,15 +53,15 @@ export function startUrlSync(delayMs = URL_SYNC_DELAY_MS): () => void {
     }
     const forRun = v.runId;
     try {
-      const exp = await useLab.getState().requestExport("scenario");
+      const exp = await lab.getState().requestExport("scenario");
       const hash = await encodeRunHash(exp.text);
-      if (useLab.getState().view?.runId === forRun) replaceHash(hash);
+      if (lab.getState().view?.runId === forRun) replaceHash(hash);
     } catch {
       // The worker said why (the store shows its errors); the address keeps its last good link.
     }
   };
 
-  const unsubscribe = useLab.subscribe((s) => {
+  const unsubscribe = lab.subscribe((s) => {
     const v = s.view;
     if (v === null) return;
     if (v.runId !== runId) {

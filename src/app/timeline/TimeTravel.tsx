@@ -10,7 +10,7 @@ import { memo, type RefCallback, useCallback, useEffect, useId, useMemo, useStat
 import { useShallow } from "zustand/react/shallow";
 import type { BranchView, MarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
 import { formatTime } from "../format";
-import { selectSend, useLab } from "../store";
+import { selectCursor, selectSend, useLab } from "../store";
 import { textOn } from "../theme";
 import type { TimeCursor } from "./cursor";
 import {
@@ -30,7 +30,7 @@ import {
   secondsText,
   timeToFraction,
 } from "./timeMath";
-import { appCursor, useTimelineUi } from "./timelineUi";
+import { useTimelineUi } from "./timelineUi";
 import "./TimeTravel.css";
 
 /** Ticks closer than this (px) are merged into one. */
@@ -51,6 +51,7 @@ export function TimeTravel() {
     ),
   );
   const send = useLab(selectSend);
+  const cursor = useLab(selectCursor);
   const kinds = useTimelineUi((u) => u.kinds);
   const toggleKind = useTimelineUi((u) => u.toggleKind);
   const noteDismissed = useTimelineUi((u) => u.branchNoteDismissed);
@@ -60,7 +61,7 @@ export function TimeTravel() {
     <TimeTravelView
       view={view}
       send={send}
-      cursor={appCursor}
+      cursor={cursor}
       kinds={kinds}
       toggleKind={toggleKind}
       branchNoteDismissed={noteDismissed}

@@ -5,7 +5,7 @@
  * dragged position at once, until the worker's answer (a view with a new epoch) arrives.
  *
  * No React here: the time-travel panel and the keyboard shortcuts share one TimeCursor
- * (appCursor), and the tests drive one with a fake frame clock.
+ * (the store's `cursor`), and the tests drive one with a fake frame clock.
  */
 import type { ToWorker } from "../../worker/protocol";
 

@@ -1,12 +1,11 @@
 /**
  * Page-only state of the time-travel controls, shared by the panel and the keyboard
  * shortcuts: the marker kinds shown, whether the branch explanation was dismissed, and
- * the one TimeCursor of the page.
+ * where the marker buttons go (the page's TimeCursor is the store's).
  */
 import { create } from "zustand";
 import type { MarkerKind, SimView } from "../../worker/protocol";
-import { useLab } from "../store";
-import { browserFrames, TimeCursor } from "./cursor";
+import type { TimeCursor } from "./cursor";
 import { filterMarkers, MARKER_KINDS, nextMarker, previousMarker } from "./timeMath";
 
 export interface TimelineUiState {
@@ -34,14 +33,11 @@ export const useTimelineUi = create<TimelineUiState>()((set, get) => ({
   dismissBranchNote: () => set({ branchNoteDismissed: true }),
 }));
 
-/** The page's time cursor: the slider, the marker buttons and the shortcuts all move it. */
-export const appCursor = new TimeCursor((msg) => useLab.getState().send(msg), browserFrames);
-
 /**
  * Moves the cursor to the previous (-1) or next (+1) marker of the kinds shown, from
  * where the slider is. Returns false when there is none.
  */
-export function jumpToMarker(view: SimView, dir: -1 | 1, cursor: TimeCursor = appCursor): boolean {
+export function jumpToMarker(view: SimView, dir: -1 | 1, cursor: TimeCursor): boolean {
   const markers = filterMarkers(view.timeline.markers, useTimelineUi.getState().kinds);
   const from = cursor.shown(view.now);
   const m = dir < 0 ? previousMarker(markers, from) : nextMarker(markers, from);
