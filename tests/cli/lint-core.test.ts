@@ -55,3 +55,17 @@ describe("the linter keeps the core deterministic", () => {
     expect(report).not.toContain("Date");
   });
 });
+
+describe("the linter keeps src/ in pieces a reader can hold", () => {
+  it("refuses a function over 120 lines and a file over 600, anywhere in src/", () => {
+    const body = Array.from({ length: 125 }, (_, i) => `  total += ${i};`).join("\n");
+    const long = `export function f(): number {\n  let total = 0;\n${body}\n  return total;\n}\n`;
+    const fn = lint("src/app/lint-probe.tmp.ts", long);
+    expect(fn.code).not.toBe(0);
+    expect(fn.report).toContain("noExcessiveLinesPerFunction");
+    const many = Array.from({ length: 610 }, (_, i) => `export const v${i} = ${i};`).join("\n");
+    const file = lint("src/core/sim/lint-probe.tmp.ts", `${many}\n`);
+    expect(file.code).not.toBe(0);
+    expect(file.report).toContain("noExcessiveLinesPerFile");
+  });
+});
