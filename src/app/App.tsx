@@ -1,6 +1,6 @@
+import { formatInstant } from "../core/sim/time";
 import { useEffect } from "react";
 import type { SimView } from "../worker/protocol";
-import { formatTime } from "./format";
 import { Inspector } from "./Inspector";
 import { NetworkTools } from "./NetworkTools";
 import type { ParsedParams } from "./params";
@@ -220,7 +220,7 @@ function ViolationBanner() {
       <strong>
         ✗ Safety violated{total > 1 ? ` (${total} violations)` : ""}: {latest.invariant}
       </strong>{" "}
-      at {formatTime(latest.timeUs)}, involving {latest.nodes.join(", ")}. {latest.explanation}{" "}
+      at {formatInstant(latest.timeUs)}, involving {latest.nodes.join(", ")}. {latest.explanation}{" "}
       <button type="button" className="small" onClick={() => document.getElementById("checker-title")?.scrollIntoView({ behavior: "smooth" })}>
         Show details
       </button>
@@ -239,7 +239,7 @@ function LastStep() {
   if (view.lastStep.length === 0) return null;
   return (
     <section className="last-step" aria-label="Last step" aria-live="polite">
-      <strong>Step {view.eventsHandled}</strong> at {formatTime(view.now)}:
+      <strong>Step {view.eventsHandled}</strong> at {formatInstant(view.now)}:
       <ul>
         {view.lastStep.slice(0, 8).map((l, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: lines of one step are fixed and may repeat
@@ -273,7 +273,7 @@ function HelpOverlay() {
         </table>
         <p className="small-print">
           Everything you see is a deterministic simulation: virtual time, one seeded random generator. The same seed and the same clicks
-          give the same run. Times are virtual ({formatTime(1_000_000)} = one simulated second).
+          give the same run. Times are virtual ({formatInstant(1_000_000)} = one simulated second).
         </p>
         <div className="actions dialog-actions">
           <button type="button" className="primary" onClick={close}>

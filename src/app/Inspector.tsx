@@ -2,11 +2,12 @@
  * The inspector: what is selected (a node, a holder, the storage, a message) with every
  * fault for it one click away, and its full state on request.
  */
+import { formatDuration, formatInstant } from "../core/sim/time";
 import { useId, useState } from "react";
 import { MAX_DRIFT_PPM } from "../core/sim/clock";
 import type { Action } from "../core/sim/sim";
 import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
-import { formatDuration, formatTime, stateText } from "./format";
+import { stateText } from "./format";
 import { localTime } from "../core/sim/clock";
 import { driftText } from "./ring/geometry";
 import { selectInspection, selectSelect, selectSelected, selectSend, selectView, useLab } from "./store";
@@ -193,7 +194,7 @@ function NodeActions({ n, view }: { n: NodeView; view: SimView }) {
         <dd>{n.leaderHint ?? "unknown"}</dd>
         <dt>Local clock</dt>
         <dd>
-          {formatTime(localTime(n.clock, view.now))} ({driftText(n.driftPpm) || "no drift"})
+          {formatInstant(localTime(n.clock, view.now))} ({driftText(n.driftPpm) || "no drift"})
         </dd>
         {n.electionTimerAt !== null && (
           <>
@@ -380,10 +381,10 @@ function MessageActions({ m, view }: { m: MessageView; view: SimView }) {
       <p>{m.detail}</p>
       <dl className="facts">
         <dt>Sent</dt>
-        <dd>{formatTime(m.sentAt)}</dd>
+        <dd>{formatInstant(m.sentAt)}</dd>
         <dt>Arrives</dt>
         <dd>
-          {formatTime(m.deliverAt)}
+          {formatInstant(m.deliverAt)}
           {m.queued ? " (waiting: its receiver is paused)" : ` (in ${formatDuration(Math.max(0, m.deliverAt - view.now))})`}
         </dd>
         <dt>Fate</dt>

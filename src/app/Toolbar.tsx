@@ -1,8 +1,8 @@
 /** The top bar: play / pause / step back / step / reset, speed on a log scale, the run's seed, settings, zoom and help. */
+import { formatInstant } from "../core/sim/time";
 import { useId } from "react";
 import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
-import { formatTime } from "./format";
 import { useShallow } from "zustand/react/shallow";
 import { selectSend, useLab } from "./store";
 import { useUi } from "./ui";
@@ -89,7 +89,7 @@ export function Toolbar() {
       <div className="toolbar-group clock" aria-live="off">
         <span className="clock-label">time</span>
         <span className="clock-value" data-testid="virtual-time">
-          {formatTime(view.now)}
+          {formatInstant(view.now)}
         </span>
       </div>
       <div className="toolbar-group">

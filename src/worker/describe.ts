@@ -2,6 +2,7 @@
  * Plain words for what the simulator does: message labels, log entry labels, and one
  * sentence per trace event for the event log. Read-only; no Raft logic here.
  */
+import { formatDuration } from "../core/sim/time";
 import type { Command } from "../core/raft/types";
 import type { Payload, TraceEvent } from "../core/sim/trace";
 import type { EventCategory } from "./protocol";
@@ -114,8 +115,7 @@ export function dropWords(reason: string): string {
 }
 
 function us(t: number): string {
-  const ms = t / 1000;
-  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+  return formatDuration(t, 1);
 }
 
 export interface Described {

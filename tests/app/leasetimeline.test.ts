@@ -203,7 +203,7 @@ describe("text", () => {
       "lease lock, in lock-delay, token 33, leader: nobody is timing it",
     );
     expect(leaseSummary(lease({ state: "free", holder: null, token: 0 }), 10 * S)).toBe("lease lock, free, leader: no grant to time");
-    expect(leaderCountdown(lease({ leaderExpiresAt: 9.5 * S }), 10 * S)).toBe("leader: expired 0.50 s ago, expiry not yet committed");
+    expect(leaderCountdown(lease({ leaderExpiresAt: 9.5 * S }), 10 * S)).toBe("leader: expired 500 ms ago, expiry not yet committed");
     expect(leaseDetails(lease())).toBe("5 transitions · keys k1, k2");
     expect(leaseDetails(lease({ transitions: 1, keys: [] }))).toBe("1 transition · no keys attached");
   });
@@ -239,7 +239,7 @@ describe("LeaseTimelineView markup", () => {
     expect(html).toContain('aria-label="Inspect holder h2"');
     expect(html).toContain('aria-label="Inspect leader n1"');
     expect(html).toContain("❚❚ paused");
-    expect(html).toContain("h1&#x27;s view of lock, holding, paused, believes it holds token 32, own deadline passed 3.50 s ago");
+    expect(html).toContain("h1&#x27;s view of lock, holding, paused, believes it holds token 32, own deadline passed 3.5 s ago");
     // The now line sits at 75%.
     expect(html).toContain('x1="75%"');
   });
@@ -267,6 +267,6 @@ describe("review fixes", () => {
     expect(l1 && holderLaneSummary(l1, "lock", 10 * S)).not.toContain("grace");
     const inGrace = { ...holding, state: "grace.renewing" };
     const l2 = lane(inGrace);
-    expect(l2 && holderLaneSummary(l2, "lock", 14 * S)).toContain("grace ended 1.00 s ago");
+    expect(l2 && holderLaneSummary(l2, "lock", 14 * S)).toContain("grace ended 1 s ago");
   });
 });

@@ -156,7 +156,7 @@ describe("holders panel", () => {
 
   it("shows each holder's own time left, status and writes", () => {
     expect(html).toContain("1.2 s left");
-    expect(html).toContain("0.3 s past deadline");
+    expect(html).toContain("300 ms past deadline");
     expect(html).toContain("paused until 14.346 s");
     expect(html).toContain("✕ down (crashed)");
     expect(html).toContain('✓3</span> <span class="bad">✗1');

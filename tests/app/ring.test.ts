@@ -310,7 +310,7 @@ describe("words and accessible names", () => {
     expect(driftText(200)).toBe("+200 ppm");
     expect(driftText(-50)).toBe("−50 ppm");
     expect(pausedText(3 * S, 1.75 * S)).toBe("‖ paused 1.25 s");
-    expect(pausedText(3 * S, 4 * S)).toBe("‖ paused 0.00 s");
+    expect(pausedText(3 * S, 4 * S)).toBe("‖ paused 0 s");
     expect(pausedText(null, 0)).toBe("‖ paused");
   });
 });

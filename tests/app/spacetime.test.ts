@@ -149,7 +149,7 @@ describe("the window: zoom, scroll, follow", () => {
     expect(stepSpan(20 * S, 1)).toBe(30 * S);
     expect(spanText(50 * MS)).toBe("50 ms");
     expect(spanText(1.5 * S)).toBe("1.5 s");
-    expect(spanText(60 * S)).toBe("60 s");
+    expect(spanText(60 * S)).toBe("1 min");
   });
 
   it("zooming keeps following at the cursor, or keeps the anchor time at the same height", () => {

@@ -3,6 +3,7 @@
  * dropped, in flight), which overlap the window, many batched into a few paths, which
  * one the pointer is on, and one in words.
  */
+import { formatInstant } from "../../core/sim/time";
 import type { DiagramMessage, MessageView } from "../../worker/protocol";
 import type { Lane, TimeWindow } from "./layout";
 
@@ -231,17 +232,17 @@ export function nearestArrow<T extends { readonly x1: number; readonly y1: numbe
 /** One line about a message, for its tooltip. */
 export function arrowText(a: Arrow): string {
   const head = `${a.label} ${a.from} → ${a.to}`;
-  const sent = `sent ${(a.tFrom / 1_000_000).toFixed(3)} s`;
+  const sent = `sent ${formatInstant(a.tFrom)}`;
   switch (a.state) {
     case "delivered":
-      return `${head}: ${sent}, arrived ${(a.tEnd / 1_000_000).toFixed(3)} s`;
+      return `${head}: ${sent}, arrived ${formatInstant(a.tEnd)}`;
     case "dropped":
-      return `${head}: ${sent}, dropped ${(a.tEnd / 1_000_000).toFixed(3)} s (${a.reason ?? "dropped"})`;
+      return `${head}: ${sent}, dropped ${formatInstant(a.tEnd)} (${a.reason ?? "dropped"})`;
     case "queued":
       return `${head}: ${sent}, waiting at paused ${a.to}`;
     case "flight": {
       const fate = a.reason === null ? "" : a.reason === "loss" ? ", will be lost" : `, blocked (${a.reason})`;
-      return `${head}: ${sent}, in flight, due ${(a.dueAt / 1_000_000).toFixed(3)} s${fate}${a.dup ? ", duplicate" : ""}`;
+      return `${head}: ${sent}, in flight, due ${formatInstant(a.dueAt)}${fate}${a.dup ? ", duplicate" : ""}`;
     }
   }
 }

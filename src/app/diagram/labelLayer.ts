@@ -2,6 +2,7 @@
  * Words in the space-time diagram: labels beside marks and along arrows (where they fit
  * without covering each other), the focused message on top, and the tooltip.
  */
+import { formatInstant } from "../../core/sim/time";
 import { r1, setAttr, setText } from "../draw/dom";
 import type { DrawnArrow } from "./arrowLayer";
 import { arrowText } from "./arrows";
@@ -101,7 +102,7 @@ export function drawTip(p: Parts, d: SpaceTimeData, s: TimeScale, frame: Frame, 
   const x = d.focus === null ? undefined : drawnArrows.find((a) => a.a.id === d.focus);
   const hoverMark = hover.mark;
   if (hoverMark !== null) {
-    text = `${hoverMark.m.proc}: ${hoverMark.m.label} at ${(hoverMark.m.t / 1_000_000).toFixed(3)} s`;
+    text = `${hoverMark.m.proc}: ${hoverMark.m.label} at ${formatInstant(hoverMark.m.t)}`;
     ax = hoverMark.x;
     ay = hoverMark.y + s.offset;
   } else if (x !== undefined && (hover.hovered === x.a.id || hover.pinned === x.a.id)) {

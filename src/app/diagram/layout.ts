@@ -9,6 +9,7 @@
  * Time flows downwards. Times are virtual microseconds; lengths are SVG user units,
  * which the drawing keeps equal to CSS pixels (the viewBox is the measured width).
  */
+import { formatDuration, formatInstant } from "../../core/sim/time";
 import { precisionFixed, tickStep, ticks as d3Ticks } from "d3";
 import type { HolderView, NodeView, StorageView } from "../../worker/protocol";
 import { firstWord, HOLDING_WORDS } from "./marks";
@@ -250,20 +251,18 @@ export function ticks(w: TimeWindow, f: Frame, minGapPx = 46): { readonly step: 
 
 /** "3.25 s" with as many decimals as the step needs. */
 export function tickLabel(t: number, step: number): string {
-  return `${(t / 1_000_000).toFixed(precisionFixed(step / 1_000_000))} s`;
+  return formatInstant(t, precisionFixed(step / 1_000_000));
 }
 
 /** Seconds with the precision the window needs: "3.2 s", "3.215 s". */
 export function windowTime(t: number, spanUs: number): string {
   const decimals = spanUs >= 20_000_000 ? 0 : spanUs >= 2_000_000 ? 1 : spanUs >= 200_000 ? 2 : 3;
-  return `${(t / 1_000_000).toFixed(decimals)} s`;
+  return formatInstant(t, decimals);
 }
 
 /** "50 ms", "1 s", "1.5 s", "60 s". */
 export function spanText(spanUs: number): string {
-  if (spanUs < 1_000_000) return `${Math.round(spanUs / 1000)} ms`;
-  const s = spanUs / 1_000_000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  return formatDuration(spanUs, 1);
 }
 
 // ---------------------------------------------------------------- words

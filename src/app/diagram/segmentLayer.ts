@@ -2,6 +2,7 @@
  * The space-time diagram's segments (a process down, paused, leading or holding the
  * lease, as stretches of its line) and its violations (a rule across the plot).
  */
+import { formatInstant } from "../../core/sim/time";
 import type { DiagramMark } from "../../worker/protocol";
 import { r1, setAttr, setRule, setText } from "../draw/dom";
 import { HOLDER_COLOR } from "../ring/holderLayer";
@@ -37,8 +38,8 @@ switch (s.kind) {
 }
 
 function segmentText(s: Segment): string {
-const span = Number.isFinite(s.from) ? `from ${(s.from / 1_000_000).toFixed(3)} s` : "since before the kept history";
-const until = s.open ? "until now" : `to ${(s.to / 1_000_000).toFixed(3)} s`;
+const span = Number.isFinite(s.from) ? `from ${formatInstant(s.from)}` : "since before the kept history";
+const until = s.open ? "until now" : `to ${formatInstant(s.to)}`;
 const what = s.kind === "down" ? "down" : s.kind === "paused" ? "paused" : s.kind === "leader" ? "leader" : s.word;
 return `${s.proc} ${what} ${span} ${until}`;
 }

@@ -2,8 +2,8 @@
  * The invariants the checkers watch, grouped into Raft and lease ones, with a
  * prominent alert listing the violations once safety is broken.
  */
+import { formatInstant } from "../../core/sim/time";
 import type { CheckerView, SimView, ViolationView } from "../../worker/protocol";
-import { formatTime } from "../format";
 import { useShallow } from "zustand/react/shallow";
 import { selectSetHighlight, useLab } from "../store";
 import { checkerStatusText, groupCheckers } from "./explain";
@@ -84,7 +84,7 @@ function ViolationAlert({
       <ul>
         {newestFirst.map((v, i) => (
           <li key={keys[i]}>
-            <strong>{v.invariant}</strong> at {formatTime(v.timeUs)}
+            <strong>{v.invariant}</strong> at {formatInstant(v.timeUs)}
             {v.nodes.length > 0 ? ` (${v.nodes.join(", ")})` : ""}: {v.explanation}
             <div className="detail">{v.detail}</div>
             {v.nodes.length > 0 && (
@@ -92,7 +92,7 @@ function ViolationAlert({
                 <button
                   type="button"
                   className="small"
-                  aria-label={`Highlight ${v.nodes.join(", ")} (${v.invariant} at ${formatTime(v.timeUs)})`}
+                  aria-label={`Highlight ${v.nodes.join(", ")} (${v.invariant} at ${formatInstant(v.timeUs)})`}
                   onClick={() => setHighlight(v.nodes)}
                 >
                   Highlight
@@ -131,7 +131,7 @@ function CheckerGroup({ title, id, checkers }: { title: string; id: string; chec
               <td className="rule">{c.rule}</td>
               <td className="status">
                 {checkerStatusText(c)}
-                {c.firstAt !== null && <div className="sub">first at {formatTime(c.firstAt)}</div>}
+                {c.firstAt !== null && <div className="sub">first at {formatInstant(c.firstAt)}</div>}
               </td>
             </tr>
           ))}

@@ -2,9 +2,9 @@
  * The event log: what happened, in plain words, newest first, filtered by category
  * and text. Hovering or focusing a line highlights the processes it is about.
  */
+import { formatInstant } from "../../core/sim/time";
 import { type KeyboardEvent, memo, useCallback, useMemo, useState } from "react";
 import type { EventCategory, EventLine } from "../../worker/protocol";
-import { formatTime } from "../format";
 import { selectEvents, selectSetHover, useLab } from "../store";
 import { OKABE_ITO } from "../theme";
 import { countByCategory, DEFAULT_EVENT_CATEGORIES, EVENT_CATEGORIES, EVENT_LINES_SHOWN, filterEvents } from "./explain";
@@ -128,7 +128,7 @@ const EventRow = memo(function EventRow({
       onFocus={() => onEnter(line.procs)}
       onBlur={onLeave}
     >
-      <span className="t">{formatTime(line.t)}</span>
+      <span className="t">{formatInstant(line.t)}</span>
       <span className="cat" style={{ borderColor: CATEGORY_COLOR[line.category] }}>
         {violation ? `⚠ ${line.category}` : line.category}
       </span>

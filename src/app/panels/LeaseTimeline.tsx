@@ -5,9 +5,9 @@
  * expired" is the point. x positions are percentages and y positions are em, so the
  * SVG needs no measuring and scales with the presenter zoom.
  */
+import { formatInstant } from "../../core/sim/time";
 import { useId, useMemo } from "react";
 import type { HolderView, LeaseRowView, SimView } from "../../worker/protocol";
-import { formatTime } from "../format";
 import { selectHighlight, selectSelect, selectView, useLab } from "../store";
 import { textOn } from "../theme";
 import "./LeaseTimeline.css";
@@ -77,7 +77,7 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
           <Patterns ids={ids} />
           <p className="lt-intro">
             Top lane: who the <strong>leader</strong> thinks holds the lease. Lanes below: what each <strong>holder</strong> believes. From{" "}
-            {formatTime(Math.max(0, w.from))} to {formatTime(w.to)}; now is {formatTime(view.now)}.
+            {formatInstant(Math.max(0, w.from))} to {formatInstant(w.to)}; now is {formatInstant(view.now)}.
           </p>
           <Axis ticks={tickList} />
           {view.leases.map((row) => (
@@ -224,7 +224,7 @@ function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader }: LeaseBloc
           <Lane y0={0} bars={lBars} marks={lMarks} ids={ids} />
           {lDeadline !== null && (
             <line x1={pct(lDeadline)} x2={pct(lDeadline)} y1={em(0.05)} y2={em(BAR_Y + BAR_H + 0.15)} className="lt-leader-deadline">
-              <title>{`leader's expiry deadline, ${formatTime(row.leaderExpiresAt ?? 0)}`}</title>
+              <title>{`leader's expiry deadline, ${formatInstant(row.leaderExpiresAt ?? 0)}`}</title>
             </line>
           )}
           {lanes.map((l, i) => (

@@ -2,9 +2,9 @@
  * The fenced storage: the fencing switch, the highest token per resource, and the
  * write log with every accepted and rejected write.
  */
+import { formatInstant } from "../../core/sim/time";
 import { memo } from "react";
 import type { StorageView, StorageWriteView } from "../../worker/protocol";
-import { formatTime } from "../format";
 import { selectSelect, selectSend, selectStorage, useLab } from "../store";
 import { fencingSentence, writeIsStale, writeResultText, writeRowLabel } from "./explain";
 import "./panels.css";
@@ -161,7 +161,7 @@ const WriteRow = memo(function WriteRow(w: StorageWriteView) {
   const cls = !w.accepted ? "rejected" : stale ? "stale" : "accepted";
   return (
     <tr className={cls} aria-label={writeRowLabel(w)}>
-      <td className="num">{formatTime(w.t)}</td>
+      <td className="num">{formatInstant(w.t)}</td>
       <td>{w.holder}</td>
       <td className="num">{w.token}</td>
       <td>{w.resource}</td>

@@ -2,8 +2,8 @@
  * Plain-words helpers for the holder, storage, checker and event-log panels. Pure
  * functions of view data, so they can be tested without a DOM.
  */
+import { formatDuration, formatInstant } from "../../core/sim/time";
 import type { CheckerView, EventCategory, EventLine, HolderView, StorageWriteView } from "../../worker/protocol";
-import { formatTime } from "../format";
 
 // ---------------------------------------------------------------------------------
 // Holders
@@ -56,32 +56,25 @@ export const STATE_MEANING: Record<string, string> = {
   down: "The holder process crashed.",
 };
 
-/** Seconds with one decimal below a minute: "1.2 s", "45.0 s"; longer as formatted minutes. */
-function seconds(us: number): string {
-  const s = Math.abs(us) / 1_000_000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return `${m} min ${Math.round(s - m * 60)} s`;
-}
 
 /** The holder's own view of its lease: "1.2 s left", "0.3 s past deadline", or "—". */
 export function timeLeftText(deadlineAt: number | null, now: number): string {
   if (deadlineAt === null) return "—";
   const left = deadlineAt - now;
-  return left >= 0 ? `${seconds(left)} left` : `${seconds(left)} past deadline`;
+  return left >= 0 ? `${formatDuration(left, 1)} left` : `${formatDuration(-left, 1)} past deadline`;
 }
 
 /** The end of grace while the holder is in jeopardy or grace (a grace period is configured): "grace until 12.345 s", or null. */
 export function graceText(h: HolderView): string | null {
   const top = h.state.split(".")[0];
   if (h.graceEndAt === null || (top !== "jeopardy" && top !== "grace")) return null;
-  return `grace until ${formatTime(h.graceEndAt)}`;
+  return `grace until ${formatInstant(h.graceEndAt)}`;
 }
 
 /** What is done to the holder process: "down", "paused until 12.345 s", "GC pause armed (300 ms)", "running". */
 export function holderStatusText(h: HolderView): string {
   if (h.status === "down") return "down";
-  if (h.status === "paused") return h.pausedUntil === null ? "paused" : `paused until ${formatTime(h.pausedUntil)}`;
+  if (h.status === "paused") return h.pausedUntil === null ? "paused" : `paused until ${formatInstant(h.pausedUntil)}`;
   if (h.gcPauseArmedUs !== null) return `GC pause armed (${Math.round(h.gcPauseArmedUs / 1000)} ms)`;
   return "running";
 }
@@ -116,7 +109,7 @@ export function writeIsStale(w: StorageWriteView): boolean {
 /** The accessible name of a write's row: "rejected: h1 wrote token 33 to account at 12.345 s". */
 export function writeRowLabel(w: StorageWriteView): string {
   const verdict = w.accepted ? (writeIsStale(w) ? "accepted although stale" : "accepted") : "rejected";
-  return `${verdict}: ${w.holder} wrote token ${w.token} to ${w.resource} at ${formatTime(w.t)}`;
+  return `${verdict}: ${w.holder} wrote token ${w.token} to ${w.resource} at ${formatInstant(w.t)}`;
 }
 
 export function fencingSentence(on: boolean): string {

@@ -4,6 +4,7 @@
  * spans to the window, where open spans end, and the text that says it all in words.
  * Times are virtual microseconds, as in the protocol.
  */
+import { formatDuration, formatInstant } from "../../core/sim/time";
 import { scaleLinear } from "d3";
 import type { HolderView, LeaseMark, LeaseRowView, LeaseSpan } from "../../worker/protocol";
 import { OKABE_ITO } from "../theme";
@@ -189,7 +190,7 @@ export function placeMark(m: LeaseMark, repeat: number, w: TimeWindow): PlacedMa
     x: xPct(m.t, w),
     kind: m.kind,
     glyph: MARK_GLYPH[m.kind],
-    title: `${MARK_TEXT[m.kind]}${who}, token ${m.token}, at ${(m.t / 1_000_000).toFixed(3)} s`,
+    title: `${MARK_TEXT[m.kind]}${who}, token ${m.token}, at ${formatInstant(m.t)}`,
   };
 }
 
@@ -297,14 +298,14 @@ export function ticks(w: TimeWindow, count = 6): Tick[] {
   const values = s.ticks(count).filter((v) => v >= 0);
   const step = values.length > 1 ? (values[1] as number) - (values[0] as number) : 1;
   const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step) - 1e-9));
-  return values.map((v) => ({ key: v.toFixed(3), x: s(v), label: `${v.toFixed(digits)} s` }));
+  return values.map((v) => ({ key: v.toFixed(3), x: s(v), label: formatInstant(v * 1_000_000, digits) }));
 }
 
 // ---- Words ---------------------------------------------------------------------
 
-/** "1.23 s" from µs. */
+/** "1.23 s", "450 ms". */
 function secs(us: number): string {
-  return `${(us / 1_000_000).toFixed(2)} s`;
+  return formatDuration(us, 2);
 }
 
 export function stateWords(row: LeaseRowView): string {

@@ -4,6 +4,7 @@
  * No DOM, no d3 selections: everything here is a function of its arguments, so the
  * drawing is a pure function of (view, display now) and these are unit-tested.
  */
+import { formatDuration, formatInstant } from "../../core/sim/time";
 import { dropWindowUs, type HolderView, type MessageView, type NodeView, type SimView, type StorageView } from "../../worker/protocol";
 
 export interface Pt {
@@ -393,10 +394,10 @@ export function networkCaption(n: Pick<SimView["network"], "dropRate" | "duplica
 export function pausedText(pausedUntil: number | null, now: number): string {
   if (pausedUntil === null) return "‖ paused";
   const left = Math.max(0, pausedUntil - now);
-  return `‖ paused ${(left / 1_000_000).toFixed(left < 10_000_000 ? 2 : 1)} s`;
+  return `‖ paused ${formatDuration(left, left < 10_000_000 ? 2 : 1)}`;
 }
 
 /** "clock 12.345 s". */
 export function clockText(us: number): string {
-  return `clock ${(us / 1_000_000).toFixed(3)} s`;
+  return `clock ${formatInstant(us)}`;
 }

@@ -6,10 +6,10 @@
  * an export; the pictures are made from the SVGs on the page. What each button does is
  * in shareActions.ts; here are the dialog, its state and its sections.
  */
+import { formatInstant } from "../../core/sim/time";
 import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
 import type { ExportKind } from "../../worker/protocol";
 import { trapTab } from "../focusTrap";
-import { formatTime } from "../format";
 import { useLab, useLabStore } from "../store";
 import { MAX_SCENARIO_BYTES } from "./link";
 import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
@@ -434,7 +434,7 @@ function TraceHash() {
   const end = useLab((s) => s.view?.timeline.end ?? 0);
   return (
     <p className="small-print">
-      Trace hash at {formatTime(now)}: <code data-testid="trace-hash">{hash}</code>
+      Trace hash at {formatInstant(now)}: <code data-testid="trace-hash">{hash}</code>
       {now === end ? " (npm run sim prints the same for the downloaded scenario)" : " (move the cursor to the end to compare with npm run sim)"}
     </p>
   );

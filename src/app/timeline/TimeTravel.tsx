@@ -6,10 +6,10 @@
  * and the current branch's actions. Dragging shows the position at once and sends at
  * most one seek per animation frame (see cursor.ts).
  */
+import { formatInstant } from "../../core/sim/time";
 import { memo, type RefCallback, useCallback, useEffect, useId, useMemo, useState, useSyncExternalStore } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { BranchView, MarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
-import { formatTime } from "../format";
 import { selectCursor, selectSend, useLab } from "../store";
 import { textOn } from "../theme";
 import type { TimeCursor } from "./cursor";
@@ -162,7 +162,7 @@ export function TimeTravelView({ view, send, cursor, kinds, toggleKind, branchNo
           <div className="tt-under">
             <div className="tt-strip" ref={trackRef}>
               {past && <div className="tt-future" style={{ left: pct(timeToFraction(shown, end)) }} title="The recorded future" />}
-              <MarkerTicks clusters={clusters} timeText={formatTime} seek={seek} at={shown} />
+              <MarkerTicks clusters={clusters} timeText={formatInstant} seek={seek} at={shown} />
             </div>
             <div className="tt-axis" aria-hidden="true">
               <span>0 s</span>
@@ -180,7 +180,7 @@ export function TimeTravelView({ view, send, cursor, kinds, toggleKind, branchNo
           onClick={() => prev !== null && seek(prev.t)}
           disabled={prev === null}
           aria-keyshortcuts="["
-          title={prev === null ? "No earlier marker" : `Go to ${prev.label} at ${formatTime(prev.t)} ([)`}
+          title={prev === null ? "No earlier marker" : `Go to ${prev.label} at ${formatInstant(prev.t)} ([)`}
         >
           <span aria-hidden="true">◀</span>Previous marker
         </button>
@@ -189,7 +189,7 @@ export function TimeTravelView({ view, send, cursor, kinds, toggleKind, branchNo
           onClick={() => next !== null && seek(next.t)}
           disabled={next === null}
           aria-keyshortcuts="]"
-          title={next === null ? "No later marker" : `Go to ${next.label} at ${formatTime(next.t)} (])`}
+          title={next === null ? "No later marker" : `Go to ${next.label} at ${formatInstant(next.t)} (])`}
         >
           Next marker<span aria-hidden="true">▶</span>
         </button>
@@ -340,7 +340,7 @@ export const JumpTo = memo(function JumpTo({ markers, seek }: { markers: readonl
         <option value="">{markers.length === 0 ? "no markers yet" : `a marker (${markers.length})…`}</option>
         {markers.map((m) => (
           <option key={m.n} value={m.n}>
-            {formatTime(m.t)} {MARKER_STYLE[m.kind].glyph} {m.label}
+            {formatInstant(m.t)} {MARKER_STYLE[m.kind].glyph} {m.label}
           </option>
         ))}
       </select>
@@ -467,8 +467,8 @@ export function ActionList({ actions, seek, at }: { actions: readonly TimedActio
           {actions.map((a, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: actions of a branch only grow, in order; two may share a time and text
             <li key={i} className={a.at > at ? "ahead" : undefined}>
-              <button type="button" className="small" onClick={() => seek(a.at)} title={`Move the cursor to ${formatTime(a.at)}`}>
-                <span className="tt-action-time">{formatTime(a.at)}</span> {a.text}
+              <button type="button" className="small" onClick={() => seek(a.at)} title={`Move the cursor to ${formatInstant(a.at)}`}>
+                <span className="tt-action-time">{formatInstant(a.at)}</span> {a.text}
                 {a.at > at && <span className="tt-ahead"> (ahead)</span>}
               </button>
             </li>

@@ -3,6 +3,7 @@
  * cursor position, previous / next marker, and the clustering of marker ticks that
  * would overlap on the track. No React, no DOM: unit tested in tests/app/timetravel.
  */
+import { formatInstant } from "../../core/sim/time";
 import type { MarkerKind, TimelineMarker } from "../../worker/protocol";
 import { OKABE_ITO } from "../theme";
 
@@ -91,7 +92,7 @@ export function decimalsFor(end: number): number {
 
 /** Seconds with as many decimals as the run's length calls for: "12.4 s". */
 export function secondsText(us: number, end: number): string {
-  return `${(us / 1_000_000).toFixed(decimalsFor(end))} s`;
+  return formatInstant(us, decimalsFor(end));
 }
 
 /** "12.4 s of 40.0 s". */

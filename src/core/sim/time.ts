@@ -69,19 +69,20 @@ function checked(us: Micros, input: string): { ok: true; us: Micros } | { ok: fa
  */
 
 /**
- * A length of time in the unit that reads best: "40 µs", "1.5 ms", "250 ms", "1.234 s",
- * "12.5 s", "3 min 5 s". Seconds keep at most `decimals` decimals (trailing zeros dropped);
+ * A length of time in the unit that reads best: "0 s", "40 µs", "1.5 ms", "250 ms", "1.234 s",
+ * "12.5 s", "1 min", "3 min 5 s". Seconds keep at most `decimals` decimals (trailing zeros dropped);
  * a negative length starts with "-".
  */
 export function formatDuration(us: Micros, decimals = 3): string {
   const a = Math.abs(us);
   const sign = us < 0 ? "-" : "";
+  if (a === 0) return "0 s";
   if (a < US_PER_MS) return `${sign}${Math.round(a)} µs`;
   if (a < US_PER_S) return `${sign}${trim(a / US_PER_MS, 1)} ms`;
   if (a < 60 * US_PER_S) return `${sign}${trim(a / US_PER_S, decimals)} s`;
   const m = Math.floor(a / (60 * US_PER_S));
   const s = Math.round((a - m * 60 * US_PER_S) / US_PER_S);
-  return `${sign}${m} min ${s} s`;
+  return s === 0 ? `${sign}${m} min` : `${sign}${m} min ${s} s`;
 }
 
 /**
