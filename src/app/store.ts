@@ -9,7 +9,7 @@ import { createContext, createElement, type ReactNode, useContext } from "react"
 import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { shareEqual } from "./share";
-import { browserFrames, type Frames, TimeCursor } from "./timeline/cursor";
+import { browserFrames, type FrameScheduler, TimeCursor } from "./timeline/cursor";
 import {
   DIAGRAM_MARK_LIMIT,
   DIAGRAM_MESSAGE_LIMIT,
@@ -208,7 +208,7 @@ export type LabStore = StoreApi<LabState>;
 
 export interface LabStoreOptions {
   /** Animation frames for the time cursor (requestAnimationFrame in the page). */
-  readonly frames?: Frames;
+  readonly frames?: FrameScheduler;
 }
 
 /** A new, empty store: no view yet, and `send` a no-op until the worker is connected. */

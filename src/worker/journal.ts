@@ -17,7 +17,8 @@ import {
   type LeaseMark,
   type LeaseSpan,
 } from "./protocol";
-import { messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker, Ring, type RingState, type SharedPart } from "./ring";
+import type { SharedPart } from "../core/replay/timeline";
+import { ChunkedHistory, type ChunkedHistoryState, messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker } from "./chunkedHistory";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
 const MAX_PENDING_LINES = 2000;
@@ -126,9 +127,9 @@ interface JournalState {
   /** Nodes that currently lead (from role events): only a leader's commits make a line. */
   readonly leaders: Set<string>;
   /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
-  readonly log: Ring<EventLine>;
-  readonly messages: Ring<DiagramMessage, PackedMessages>;
-  readonly marks: Ring<DiagramMark>;
+  readonly log: ChunkedHistory<EventLine>;
+  readonly messages: ChunkedHistory<DiagramMessage, PackedMessages>;
+  readonly marks: ChunkedHistory<DiagramMark>;
 }
 
 /** A journal's state as a time-travel snapshot keeps it: never changed afterwards; its histories' chunks are shared with other saved copies. */
@@ -139,9 +140,9 @@ interface SavedJournal {
   readonly holders: ReadonlyMap<string, HolderNote>;
   readonly seen: SeenState;
   readonly leaders: ReadonlySet<string>;
-  readonly log: RingState<EventLine, readonly EventLine[]>;
-  readonly messages: RingState<DiagramMessage, PackedMessages>;
-  readonly marks: RingState<DiagramMark, readonly DiagramMark[]>;
+  readonly log: ChunkedHistoryState<EventLine, readonly EventLine[]>;
+  readonly messages: ChunkedHistoryState<DiagramMessage, PackedMessages>;
+  readonly marks: ChunkedHistoryState<DiagramMark, readonly DiagramMark[]>;
 }
 
 function emptyState(): JournalState {
@@ -152,9 +153,9 @@ function emptyState(): JournalState {
     holders: new Map(),
     seen: new Seen(),
     leaders: new Set(),
-    log: new Ring(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
-    messages: new Ring(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
-    marks: new Ring(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
+    log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
+    messages: new ChunkedHistory(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
+    marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
   };
 }
 

@@ -91,14 +91,14 @@ export interface TimedActionView {
   readonly text: string;
 }
 
-export type MarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
+export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
 
 /** A moment worth jumping to, on the time slider. */
 export interface TimelineMarker {
   readonly t: number;
   /** Trace position (unique on a branch); for the branch's k-th user action (from 0), -1 - k. */
   readonly n: number;
-  readonly kind: MarkerKind;
+  readonly kind: TimelineMarkerKind;
   /** Short words: "n3 leads term 4", "lease lock expired (h1)", "write by h1 (token 7) rejected". */
   readonly label: string;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LeaseTimelineView } from "../../src/app/panels/LeaseTimeline";
 import {
   barOf,
-  clampSpan,
+  clipToWindow,
   DEFAULT_TTL_MS,
   holderColor,
   holderLanes,
@@ -94,10 +94,10 @@ describe("spans", () => {
   const w = timeWindow(10 * S, windowSpan(2000)); // 4 s .. 12 s
 
   it("clamps spans to the window, and drops those outside it", () => {
-    expect(clampSpan(2 * S, 6 * S, w)).toEqual({ from: 4 * S, to: 6 * S });
-    expect(clampSpan(11 * S, 15 * S, w)).toEqual({ from: 11 * S, to: 12 * S });
-    expect(clampSpan(1 * S, 3 * S, w)).toBeNull();
-    expect(clampSpan(13 * S, 14 * S, w)).toBeNull();
+    expect(clipToWindow(2 * S, 6 * S, w)).toEqual({ from: 4 * S, to: 6 * S });
+    expect(clipToWindow(11 * S, 15 * S, w)).toEqual({ from: 11 * S, to: 12 * S });
+    expect(clipToWindow(1 * S, 3 * S, w)).toBeNull();
+    expect(clipToWindow(13 * S, 14 * S, w)).toBeNull();
   });
 
   it("ends an open leader span at the leader's expiry when set, else now", () => {

@@ -33,7 +33,7 @@ import {
   stepSpan,
   summaryText,
   tickLabel,
-  ticks,
+  axisTicks,
   timeScale,
   timeToY,
   windowOf,
@@ -193,14 +193,14 @@ describe("time to y", () => {
   });
 
   it("ticks are at least 46 px apart and labelled to the step", () => {
-    const t = ticks({ t0: 4 * S, t1: 5 * S }, F);
+    const t = axisTicks({ t0: 4 * S, t1: 5 * S }, F);
     expect(t.step).toBe(200 * MS);
     expect(t.times).toEqual([4 * S, 4.2 * S, 4.4 * S, 4.6 * S, 4.8 * S, 5 * S]);
     expect(tickLabel(4.2 * S, 200 * MS)).toBe("4.2 s");
     expect(tickLabel(4.95 * S, 10 * MS)).toBe("4.95 s");
     expect(tickLabel(4.955 * S, 5 * MS)).toBe("4.955 s");
     expect(tickLabel(40 * S, 10 * S)).toBe("40 s");
-    expect(ticks({ t0: -0.5 * S, t1: 0.5 * S }, F).times[0]).toBe(0);
+    expect(axisTicks({ t0: -0.5 * S, t1: 0.5 * S }, F).times[0]).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handleKey, SHORTCUTS } from "../../src/app/shortcuts";
 import { createLabStore, type LabStore } from "../../src/app/store";
-import { type Frames, SeekCoalescer, TimeCursor } from "../../src/app/timeline/cursor";
+import { type FrameScheduler, SeekCoalescer, TimeCursor } from "../../src/app/timeline/cursor";
 import { ActionList, BranchList, MarkerTicks, TimeTravelView } from "../../src/app/timeline/TimeTravel";
 import {
   clusterMarkers,
@@ -29,13 +29,13 @@ import {
   timeToPixel,
 } from "../../src/app/timeline/timeMath";
 import { ALL_KINDS, useTimelineUi } from "../../src/app/timeline/timelineUi";
-import type { MarkerKind, TimelineMarker, TimelineView, ToWorker } from "../../src/worker/protocol";
+import type { TimelineMarkerKind, TimelineMarker, TimelineView, ToWorker } from "../../src/worker/protocol";
 import { timelineFixture, viewFixture } from "../support/views";
 
 const S = 1_000_000;
 
 /** A frame clock the test advances by hand. */
-class FakeFrames implements Frames {
+class FakeFrames implements FrameScheduler {
   private next = 1;
   readonly waiting = new Map<number, () => void>();
   request(cb: () => void): number {
@@ -54,7 +54,7 @@ class FakeFrames implements Frames {
   }
 }
 
-function marker(t: number, kind: MarkerKind = "election", n = t, label = `${kind} at ${t}`): TimelineMarker {
+function marker(t: number, kind: TimelineMarkerKind = "election", n = t, label = `${kind} at ${t}`): TimelineMarker {
   return { t, n, kind, label };
 }
 
@@ -204,7 +204,7 @@ describe("previous / next marker", () => {
 
   it("only the kinds shown count", () => {
     expect(filterMarkers(ms, ALL_KINDS)).toBe(ms);
-    expect(filterMarkers(ms, new Set<MarkerKind>(["violation"])).map((m) => m.n)).toEqual([3]);
+    expect(filterMarkers(ms, new Set<TimelineMarkerKind>(["violation"])).map((m) => m.n)).toEqual([3]);
   });
 });
 
@@ -238,7 +238,7 @@ describe("marker clustering", () => {
   });
 
   it("a dense run of 2000 markers gives at most one tick per gap", () => {
-    const ms = Array.from({ length: 2000 }, (_, i) => marker(i * 20_000, MARKER_KINDS[i % 5] as MarkerKind, i));
+    const ms = Array.from({ length: 2000 }, (_, i) => marker(i * 20_000, MARKER_KINDS[i % 5] as TimelineMarkerKind, i));
     const cs = clusterMarkers(ms, 40 * S, 640, 20);
     expect(cs.length).toBeLessThanOrEqual(640 / 20 + 1);
     expect(cs.length).toBeGreaterThan(20);

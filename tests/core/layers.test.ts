@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 const core = join(import.meta.dirname, "../../src/core");
 const PROCESS_FOLDERS = ["raft", "lease", "holder", "storage", "kv"];
 /** What a process may not import: the simulator and everything that runs on top of it. */
-const FORBIDDEN = /from "\.\.\/(sim\/(sim|config|checkers|nemesis)|scenario\/|replay\/)/;
+const FORBIDDEN = /from "\.\.\/(sim\/(sim|kernel|cluster|network|actions|config|checkers|nemesis)|scenario\/|replay\/)/;
 
 describe("the core's layers", () => {
   for (const folder of PROCESS_FOLDERS) {

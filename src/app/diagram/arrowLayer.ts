@@ -8,7 +8,7 @@ import { isNew, r1, setAttr } from "../draw/dom";
 import { messageColor } from "../theme";
 import { type Arrow, type Batch, batchArrows, DENSE_ABOVE, finishedArrow, visibleArrows } from "./arrows";
 import type { SpaceTimeData } from "./input";
-import { type Lanes, localY, type TimeScale, type TimeWindow } from "./layout";
+import { type Lanes, localY, type TimeScale, type ViewWindow } from "./layout";
 import type { Parts } from "./scaffold";
 
 export interface DrawnArrow {
@@ -30,7 +30,7 @@ export interface DrawnArrows {
 }
 
 export interface ArrowLayer {
-  draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): DrawnArrows;
+  draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow, geomKey: string): DrawnArrows;
 }
 
 export function createArrowLayer(p: Parts): ArrowLayer {
@@ -44,7 +44,7 @@ export function createArrowLayer(p: Parts): ArrowLayer {
    * The range is the window plus a quarter of it on each side, in quarter steps, so a
    * sliding window rejoins four times per span instead of every view.
    */
-  function drawFinished(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): void {
+  function drawFinished(d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow, geomKey: string): void {
     const q = (w.t1 - w.t0) / 4;
     const c0 = Math.floor(w.t0 / q) * q - q;
     const c1 = Math.ceil(w.t1 / q) * q + q;
@@ -115,7 +115,7 @@ export function createArrowLayer(p: Parts): ArrowLayer {
   }
 
   /** Messages still on the wire (few): joined on every view, they end at the cursor. */
-  function drawFlight(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): DrawnArrow[] {
+  function drawFlight(d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow, geomKey: string): DrawnArrow[] {
     const flight = visibleArrows([], d.inFlight, L.byId, w, d.now)
       .filter((a) => !finishedIds.has(a.id))
       .map((a) => {
@@ -147,7 +147,7 @@ export function createArrowLayer(p: Parts): ArrowLayer {
   }
 
   return {
-    draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow, geomKey: string): DrawnArrows {
+    draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow, geomKey: string): DrawnArrows {
       drawFinished(d, L, s, w, geomKey);
       const flight = drawFlight(d, L, s, w, geomKey);
       // The summary counts what the window shows (the DOM also holds a margin around it).

@@ -5,7 +5,7 @@
  */
 import { formatInstant } from "../../core/sim/time";
 import type { DiagramMessage, MessageView } from "../../worker/protocol";
-import type { Lane, TimeWindow } from "./layout";
+import type { Lane, ViewWindow } from "./layout";
 
 export type ArrowState = "delivered" | "dropped" | "flight" | "queued";
 
@@ -104,7 +104,7 @@ export function flightArrow(m: MessageView, lanes: ReadonlyMap<string, Pick<Lane
 }
 
 /** Does the arrow's time span [tFrom, tEnd] overlap the window? */
-export function overlaps(tFrom: number, tEnd: number, w: TimeWindow): boolean {
+export function overlaps(tFrom: number, tEnd: number, w: ViewWindow): boolean {
   return tFrom <= w.t1 && tEnd >= w.t0;
 }
 
@@ -117,7 +117,7 @@ export function visibleArrows(
   finished: readonly DiagramMessage[],
   inFlight: readonly MessageView[],
   lanes: ReadonlyMap<string, Pick<Lane, "x">>,
-  w: TimeWindow,
+  w: ViewWindow,
   now: number,
 ): Arrow[] {
   const out: Arrow[] = [];

@@ -5,12 +5,12 @@
 import { r1, setAttr, setRule, setText } from "../draw/dom";
 import type { SpaceTimeData } from "./input";
 import { textWidth } from "./labels";
-import { type Frame, type TimeWindow, tickLabel, ticks, timeToY, windowTime } from "./layout";
+import { type Frame, type ViewWindow, tickLabel, axisTicks, timeToY, windowTime } from "./layout";
 import type { Parts } from "./scaffold";
 
 /** The time axis: a rule and a label at each tick. */
-export function drawAxis(p: Parts, w: TimeWindow, frame: Frame): void {
-  const { step, times } = ticks(w, frame);
+export function drawAxis(p: Parts, w: ViewWindow, frame: Frame): void {
+  const { step, times } = axisTicks(w, frame);
   const f = frame;
   p.grid
     .selectAll<SVGGElement, number>("g.st-tick")
@@ -34,7 +34,7 @@ export function drawAxis(p: Parts, w: TimeWindow, frame: Frame): void {
 }
 
 /** The cursor ("now"), the shade below it (not happened yet) and above the horizon (forgotten). */
-export function drawCursor(p: Parts, d: SpaceTimeData, w: TimeWindow, frame: Frame): void {
+export function drawCursor(p: Parts, d: SpaceTimeData, w: ViewWindow, frame: Frame): void {
   const f = frame;
   const y = timeToY(d.now, w, f);
   const inside = d.now >= w.t0 && d.now <= w.t1 + 1e-6;

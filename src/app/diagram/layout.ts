@@ -124,12 +124,12 @@ export interface Viewport {
   readonly endUs: number | null;
 }
 
-export interface TimeWindow {
+export interface ViewWindow {
   readonly t0: number;
   readonly t1: number;
 }
 
-export function clampSpan(spanUs: number): number {
+export function clampZoomSpan(spanUs: number): number {
   if (!Number.isFinite(spanUs)) return DEFAULT_SPAN_US;
   return Math.min(MAX_SPAN_US, Math.max(MIN_SPAN_US, spanUs));
 }
@@ -145,8 +145,8 @@ export function latestEnd(spanUs: number, now: number): number {
  * [span, cursor] so the window never starts before 0 nor shows what is not known yet
  * (the cursor can jump backwards: the window then comes back with it).
  */
-export function windowOf(vp: Viewport, now: number): TimeWindow {
-  const span = clampSpan(vp.spanUs);
+export function windowOf(vp: Viewport, now: number): ViewWindow {
+  const span = clampZoomSpan(vp.spanUs);
   const latest = latestEnd(span, now);
   const t1 = vp.endUs === null ? latest : Math.min(latest, Math.max(span, vp.endUs));
   return { t0: t1 - span, t1 };
@@ -154,7 +154,7 @@ export function windowOf(vp: Viewport, now: number): TimeWindow {
 
 /** Scrolls by dt (µs, positive = later). Reaching the cursor turns following back on. `moved` is false at either end. */
 export function panBy(vp: Viewport, dtUs: number, now: number): { vp: Viewport; moved: boolean } {
-  const span = clampSpan(vp.spanUs);
+  const span = clampZoomSpan(vp.spanUs);
   const w = windowOf(vp, now);
   const latest = latestEnd(span, now);
   const end = Math.min(latest, Math.max(span, w.t1 + dtUs));
@@ -168,7 +168,7 @@ export function panBy(vp: Viewport, dtUs: number, now: number): { vp: Viewport; 
  * the cursor (the bottom edge stays "now").
  */
 export function zoomTo(vp: Viewport, spanUs: number, now: number, anchor?: { readonly t: number; readonly frac: number }): Viewport {
-  const span = clampSpan(spanUs);
+  const span = clampZoomSpan(spanUs);
   if (vp.endUs === null) return { spanUs: span, endUs: null };
   const w = windowOf(vp, now);
   const a = anchor ?? { t: (w.t0 + w.t1) / 2, frac: 0.5 };
@@ -180,7 +180,7 @@ export function zoomTo(vp: Viewport, spanUs: number, now: number, anchor?: { rea
 
 /** The next zoom step: dir -1 = in (a shorter span), +1 = out. Stays put at the ends. */
 export function stepSpan(spanUs: number, dir: -1 | 1): number {
-  const s = clampSpan(spanUs);
+  const s = clampZoomSpan(spanUs);
   if (dir < 0) {
     for (let i = ZOOM_STEPS_US.length - 1; i >= 0; i--) {
       const z = ZOOM_STEPS_US[i] as number;
@@ -195,16 +195,16 @@ export function stepSpan(spanUs: number, dir: -1 | 1): number {
 // ---------------------------------------------------------------- time <-> y
 
 /** y of time t in the window (time flows downwards: t0 at the plot's top, t1 at its bottom). */
-export function timeToY(t: number, w: TimeWindow, f: Frame): number {
+export function timeToY(t: number, w: ViewWindow, f: Frame): number {
   return f.plotTop + ((t - w.t0) / (w.t1 - w.t0)) * (f.plotBottom - f.plotTop);
 }
 
-export function yToTime(y: number, w: TimeWindow, f: Frame): number {
+export function yToTime(y: number, w: ViewWindow, f: Frame): number {
   return w.t0 + ((y - f.plotTop) / (f.plotBottom - f.plotTop)) * (w.t1 - w.t0);
 }
 
 /** User units per µs. */
-export function pxPerUs(w: TimeWindow, f: Frame): number {
+export function pxPerUs(w: ViewWindow, f: Frame): number {
   return (f.plotBottom - f.plotTop) / (w.t1 - w.t0);
 }
 
@@ -222,7 +222,7 @@ export interface TimeScale {
 
 export const REBASE_BEYOND = 200_000;
 
-export function timeScale(w: TimeWindow, f: Frame, prev: Pick<TimeScale, "origin" | "k"> | null): TimeScale {
+export function timeScale(w: ViewWindow, f: Frame, prev: Pick<TimeScale, "origin" | "k"> | null): TimeScale {
   const fresh = pxPerUs(w, f);
   // The same zoom within rounding (t1 − t0 of a sliding window is not exact): keep the scale, so nothing is rewritten.
   const keep = prev !== null && Math.abs(prev.k - fresh) <= fresh * 1e-9 && Math.abs((w.t0 - prev.origin) * fresh) < REBASE_BEYOND;
@@ -241,7 +241,7 @@ export function localY(t: number, s: Pick<TimeScale, "origin" | "k">): number {
  * Axis ticks at least `minGapPx` apart: the times and the step. d3's ticks (steps of 1,
  * 2 or 5 × 10ⁿ µs), asking for fewer until neighbours are far enough apart; none before 0.
  */
-export function ticks(w: TimeWindow, f: Frame, minGapPx = 46): { readonly step: number; readonly times: readonly number[] } {
+export function axisTicks(w: ViewWindow, f: Frame, minGapPx = 46): { readonly step: number; readonly times: readonly number[] } {
   const k = pxPerUs(w, f);
   let count = Math.max(1, Math.floor((f.plotBottom - f.plotTop) / minGapPx));
   while (count > 1 && tickStep(w.t0, w.t1, count) * k < minGapPx) count--;
@@ -268,7 +268,7 @@ export function spanText(spanUs: number): string {
 // ---------------------------------------------------------------- words
 
 /** The accessible summary: "12 messages between 3.2 s and 5.2 s, 3 state changes, 9 processes". */
-export function summaryText(messages: number, marks: number, processes: number, w: TimeWindow): string {
+export function summaryText(messages: number, marks: number, processes: number, w: ViewWindow): string {
   const span = w.t1 - w.t0;
   const msgs = `${messages} message${messages === 1 ? "" : "s"}`;
   const ch = `${marks} state change${marks === 1 ? "" : "s"}`;

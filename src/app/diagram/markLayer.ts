@@ -6,7 +6,7 @@ import type { DiagramMark } from "../../worker/protocol";
 import { isNew, r1, setAttr, setText } from "../draw/dom";
 import { OKABE_ITO, ROLE_COLOR } from "../theme";
 import type { SpaceTimeData } from "./input";
-import { type Lane, type Lanes, localY, type TimeScale, type TimeWindow } from "./layout";
+import { type Lane, type Lanes, localY, type TimeScale, type ViewWindow } from "./layout";
 import { markGlyph, visibleMarks } from "./marks";
 import type { Parts } from "./scaffold";
 
@@ -35,7 +35,7 @@ function markColor(m: DiagramMark): string {
 }
 
 /** The glyph of each state change on its line (the words go in labelLayer.ts). */
-export function drawMarks(p: Parts, d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow): DrawnMark[] {
+export function drawMarks(p: Parts, d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow): DrawnMark[] {
   const marks = visibleMarks(d.marks, L.byId, w);
   const drawnMarks = marks.map((m) => {
     const lane = L.byId.get(m.proc) as Lane;

@@ -4,7 +4,7 @@
  * or holding the lease.
  */
 import type { DiagramMark } from "../../worker/protocol";
-import type { Proc, TimeWindow } from "./layout";
+import type { Proc, ViewWindow } from "./layout";
 
 /** Holder states in which it believes it holds the lease. */
 export const HOLDING_WORDS: ReadonlySet<string> = new Set(["holding", "jeopardy", "grace"]);
@@ -187,12 +187,12 @@ export function laneSegments(marks: readonly DiagramMark[], procs: readonly Proc
 }
 
 /** Marks inside the window (by time), on processes that have a line. */
-export function visibleMarks(marks: readonly DiagramMark[], lanes: ReadonlyMap<string, unknown>, w: TimeWindow): DiagramMark[] {
+export function visibleMarks(marks: readonly DiagramMark[], lanes: ReadonlyMap<string, unknown>, w: ViewWindow): DiagramMark[] {
   return marks.filter((m) => m.t >= w.t0 && m.t <= w.t1 && lanes.has(m.proc));
 }
 
 /** The part of a segment inside the window, or null. */
-export function clipSegment(s: Segment, w: TimeWindow): Segment | null {
+export function clipSegment(s: Segment, w: ViewWindow): Segment | null {
   if (s.to < w.t0 || s.from > w.t1) return null;
   return { ...s, from: Math.max(s.from, w.t0), to: Math.min(s.to, w.t1) };
 }

@@ -9,7 +9,7 @@ import { HOLDER_COLOR } from "../ring/holderLayer";
 import { OKABE_ITO, ROLE_COLOR } from "../theme";
 import type { SpaceTimeData } from "./input";
 import { fitText } from "./labels";
-import { type Frame, type Lanes, localY, type TimeScale, type TimeWindow } from "./layout";
+import { type Frame, type Lanes, localY, type TimeScale, type ViewWindow } from "./layout";
 import { clipSegment, laneSegments, type Segment } from "./marks";
 import type { Parts } from "./scaffold";
 
@@ -46,7 +46,7 @@ return `${s.proc} ${what} ${span} ${until}`;
 
 
 /** Down, paused, leading and holding stretches of the lines. */
-export function drawSegments(p: Parts, d: SpaceTimeData, L: Lanes, s: TimeScale, w: TimeWindow): void {
+export function drawSegments(p: Parts, d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow): void {
   const data: DrawnSegment[] = [];
   for (const x of laneSegments(d.marks, L.lanes, d.now)) {
     const lane = L.byId.get(x.proc);

@@ -38,7 +38,7 @@ import {
   stepSpan,
   summaryText,
   type TimeScale,
-  type TimeWindow,
+  type ViewWindow,
   timeScale,
   type Viewport,
   windowOf,
@@ -93,7 +93,7 @@ interface Picture {
   readonly d: SpaceTimeData;
   readonly L: Lanes;
   readonly s: TimeScale;
-  readonly w: TimeWindow;
+  readonly w: ViewWindow;
   readonly frame: Frame;
   readonly geomKey: string;
 }
@@ -146,7 +146,7 @@ export function createSpaceTimeDrawing(svg: SVGSVGElement, callbacks: SpaceTimeC
   let lanesKey = "";
   let drawnArrows: readonly DrawnArrow[] = [];
   let drawnMarks: DrawnMark[] = [];
-  let win: TimeWindow = { t0: 0, t1: DEFAULT_SPAN_US };
+  let win: ViewWindow = { t0: 0, t1: DEFAULT_SPAN_US };
   let summary = "";
   let lastViewport = "";
   let runId: number | null = null;

@@ -6,7 +6,7 @@
  */
 import type { DrawnArrow } from "./arrowLayer";
 import { nearestArrow } from "./arrows";
-import { type Frame, panBy, type TimeScale, type TimeWindow, type Viewport, yToTime, zoomTo } from "./layout";
+import { type Frame, panBy, type TimeScale, type ViewWindow, type Viewport, yToTime, zoomTo } from "./layout";
 import type { DrawnMark } from "./markLayer";
 
 /** How close (px) the pointer must be to an arrow or a mark to point at it. */
@@ -29,7 +29,7 @@ export interface PointerHost {
   frame(): Frame;
   /** The scale of the last picture (null before the first). */
   scale(): TimeScale | null;
-  window(): TimeWindow;
+  window(): ViewWindow;
   viewport(): Viewport;
   /** The cursor's time. */
   now(): number;

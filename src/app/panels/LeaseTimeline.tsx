@@ -19,7 +19,7 @@ import {
   holderColor,
   holderLanes,
   holderLaneSummary,
-  holderStateWords,
+  holderLaneWords,
   leaderBars,
   leaderCountdown,
   leaderDeadline,
@@ -240,7 +240,7 @@ function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader }: LeaseBloc
 const SHORT_STATE: Record<string, string> = { requesting: "asking", releasing: "releasing", released: "released" };
 
 function laneStateGlyph(h: HolderView | null): string {
-  const words = holderStateWords(h);
+  const words = holderLaneWords(h);
   // The lane label has room for one short word; the full state is in the SVG's title.
   if (h !== null && h.status === "paused") return "paused";
   return SHORT_STATE[words] ?? words;

@@ -5,15 +5,15 @@ import type { EdgeLabel, LabelSide, Point, Rect } from "./statechartTypes";
 export const LABEL_LINE = 11;
 
 /** Rough width of a label line at the edge-label font (10 units). */
-export function textWidth(text: string): number {
+export function labelWidth(text: string): number {
   let w = 0;
   for (const ch of text) w += ch >= "A" && ch <= "Z" ? 6.8 : 5.4;
   return w;
 }
 
-/** The box a label's text takes (approximate, from textWidth). */
+/** The box a label's text takes (approximate, from labelWidth). */
 export function labelBox(l: EdgeLabel): Rect {
-  const wide = Math.max(...l.lines.map(textWidth));
+  const wide = Math.max(...l.lines.map(labelWidth));
   const x = l.anchor === "middle" ? l.x - wide / 2 : l.anchor === "end" ? l.x - wide : l.x;
   return { x, y: l.y - LABEL_LINE + 2, w: wide, h: (l.lines.length - 1) * LABEL_LINE + LABEL_LINE + 1 };
 }
@@ -59,7 +59,7 @@ export function labelFor(
     }
   }
   if (segs.length === 3) {
-    const wide = Math.max(...lines.map(textWidth)) + 8;
+    const wide = Math.max(...lines.map(labelWidth)) + 8;
     for (const s of [segs[2], segs[0]] as [Point, Point][]) {
       const horizontal = Math.abs(s[0].y - s[1].y) < 0.5;
       if (horizontal && Math.abs(s[1].x - s[0].x) >= wide) {

@@ -27,14 +27,14 @@
 import { holderMachine } from "../../core/holder/holderMachine";
 import { childOrder, innerEdge, placeChildren, sizeOf } from "./statechartBoxes";
 import { bfsRanks, permutations, segments } from "./statechartGeometry";
-import { LABEL_LINE, labelBox, labelFor, shortEvent, textWidth } from "./statechartLabels";
+import { LABEL_LINE, labelBox, labelFor, shortEvent, labelWidth } from "./statechartLabels";
 import { allNodes, type EdgeSpec, edgeSpecs, type MachineLike, machineTransitions, pathId } from "./statechartMachine";
 import { placeTop, type Routed, routeAll } from "./statechartRoutes";
 import type { ChartEdge, Direction, Point, Rect, Size, StateBox, StatechartLayout } from "./statechartTypes";
 
 export { LEAF_H, LEAF_W } from "./statechartBoxes";
 export { rectsOverlap } from "./statechartGeometry";
-export { LABEL_LINE, labelBox, shortEvent, textWidth } from "./statechartLabels";
+export { LABEL_LINE, labelBox, shortEvent, labelWidth } from "./statechartLabels";
 export { type MachineLike, type MachineNodeLike, type MachineTransitionLike, machineTransitions } from "./statechartMachine";
 export type { ChartEdge, ChartNote, Direction, EdgeLabel, Point, Rect, StateBox, StatechartLayout } from "./statechartTypes";
 
@@ -161,7 +161,7 @@ export function layoutStatechart(machine: MachineLike, options: LayoutOptions = 
   // Along a column: a label's height (LR), or its width (TB, where columns are rows).
   const labelRoom = (sp: EdgeSpec): number => {
     const lines = sp.events.flatMap(shortEvent);
-    return dir === "LR" ? lines.length * LABEL_LINE + 6 : Math.max(...lines.map(textWidth)) + 10;
+    return dir === "LR" ? lines.length * LABEL_LINE + 6 : Math.max(...lines.map(labelWidth)) + 10;
   };
   const nCols = Math.max(...rank.values()) + 1;
   const baseCols: string[][] = Array.from({ length: nCols }, () => []);

@@ -58,7 +58,7 @@ export function pct(p: number): string {
 }
 
 /** An interval clipped to the window, or null when it lies entirely outside (or is empty). */
-export function clampSpan(from: number, to: number, w: TimeWindow): { from: number; to: number } | null {
+export function clipToWindow(from: number, to: number, w: TimeWindow): { from: number; to: number } | null {
   const a = Math.max(from, w.from);
   const b = Math.min(to, w.to);
   if (b < a || to < w.from || from > w.to) return null;
@@ -107,7 +107,7 @@ export function barOf(
   endKind: string | null,
   w: TimeWindow,
 ): Bar | null {
-  const c = clampSpan(from, end, w);
+  const c = clipToWindow(from, end, w);
   if (c === null) return null;
   const x = xPct(c.from, w);
   const nowX = xPct(w.now, w);
@@ -223,7 +223,7 @@ export function laneHolders(row: LeaseRowView, holders: readonly HolderView[]): 
 
 function range(a: number | null, b: number | null, w: TimeWindow): { x: number; width: number } | null {
   if (a === null || b === null) return null;
-  const c = clampSpan(a, b, w);
+  const c = clipToWindow(a, b, w);
   if (c === null || c.to <= c.from) return null;
   const x = xPct(c.from, w);
   return { x, width: xPct(c.to, w) - x };
@@ -343,7 +343,7 @@ export function leaseDetails(row: LeaseRowView): string {
 }
 
 /** The top-level state word of a holder ("holding", "jeopardy", ...), with paused/down. */
-export function holderStateWords(h: HolderView | null): string {
+export function holderLaneWords(h: HolderView | null): string {
   if (h === null) return "gone";
   if (h.status === "down") return "down";
   const top = h.state.split(".")[0] ?? h.state;
@@ -353,7 +353,7 @@ export function holderStateWords(h: HolderView | null): string {
 /** A holder lane in words, for its accessible name. */
 export function holderLaneSummary(lane: HolderLane, leaseName: string, now: number): string {
   const h = lane.holder;
-  const parts = [`${lane.id}'s view of ${leaseName}`, holderStateWords(h)];
+  const parts = [`${lane.id}'s view of ${leaseName}`, holderLaneWords(h)];
   if (h !== null && h.leaseName === leaseName && h.token !== null) {
     parts.push(`believes it holds token ${h.token}`);
     if (h.deadlineAt !== null) {

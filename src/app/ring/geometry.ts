@@ -208,7 +208,7 @@ export function messageTravel(m: Pick<MessageView, "sentAt" | "deliverAt" | "fat
   return { t: p, stopped: false, opacity: 1 };
 }
 
-export interface Segment {
+export interface LineSegment {
   readonly x1: number;
   readonly y1: number;
   readonly x2: number;
@@ -219,7 +219,7 @@ export interface Segment {
 export const LANE_OFFSET = 5;
 
 /** The path of a message from one process to another: edge to edge, shifted into its lane. */
-export function linkSegment(from: Place, to: Place, lane = LANE_OFFSET): Segment {
+export function linkSegment(from: Place, to: Place, lane = LANE_OFFSET): LineSegment {
   const u = unit(to.x - from.x, to.y - from.y);
   // Left of the direction of travel (y grows downwards, so left is (u.y, -u.x)).
   const ox = u.y * lane;
@@ -235,7 +235,7 @@ export function linkSegment(from: Place, to: Place, lane = LANE_OFFSET): Segment
   };
 }
 
-export function pointAt(s: Segment, t: number): Pt {
+export function pointAt(s: LineSegment, t: number): Pt {
   return { x: s.x1 + (s.x2 - s.x1) * t, y: s.y1 + (s.y2 - s.y1) * t };
 }
 

@@ -19,7 +19,7 @@ import {
   queuedPosition,
   queueIndexes,
   type RingLayout,
-  type Segment,
+  type LineSegment,
 } from "./geometry";
 import { isSelected, NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { asMessageTarget, type MessagePointer } from "./ringPointer";
@@ -27,7 +27,7 @@ import { asMessageTarget, type MessagePointer } from "./ringPointer";
 interface MessageDatum {
   readonly id: number;
   readonly m: MessageView;
-  readonly seg: Segment;
+  readonly seg: LineSegment;
   /** Waiting at a paused receiver: drawn here, not on the link. */
   readonly q: Pt | null;
   /** The text beside the dot ("" for none). */

@@ -85,7 +85,7 @@ export function inlineStyles(source: StyledElement, target: StyledElement, compu
   walk(source, target, null);
 }
 
-export interface Box {
+export interface PictureBox {
   readonly x: number;
   readonly y: number;
   readonly width: number;
@@ -97,7 +97,7 @@ export interface Box {
  * (then the viewBox starts at 0 0). Width and height are the size on screen, or the
  * viewBox's when the SVG is not laid out.
  */
-export function pictureBox(viewBoxAttr: string | null, shown: { width: number; height: number }): { viewBox: Box; width: number; height: number } {
+export function pictureBox(viewBoxAttr: string | null, shown: { width: number; height: number }): { viewBox: PictureBox; width: number; height: number } {
   const nums = (viewBoxAttr ?? "")
     .trim()
     .split(/[\s,]+/)

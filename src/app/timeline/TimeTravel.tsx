@@ -9,7 +9,7 @@
 import { formatInstant } from "../../core/sim/time";
 import { memo, type RefCallback, useCallback, useEffect, useId, useMemo, useState, useSyncExternalStore } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { BranchView, MarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
+import type { BranchView, TimelineMarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
 import { selectCursor, selectSend, useLab } from "../store";
 import { textOn } from "../theme";
 import type { TimeCursor } from "./cursor";
@@ -74,8 +74,8 @@ export interface TimeTravelProps {
   readonly view: Pick<SimView, "runId" | "epoch" | "now" | "playing" | "timeline">;
   readonly send: (msg: ToWorker) => void;
   readonly cursor: TimeCursor;
-  readonly kinds: ReadonlySet<MarkerKind>;
-  readonly toggleKind: (k: MarkerKind) => void;
+  readonly kinds: ReadonlySet<TimelineMarkerKind>;
+  readonly toggleKind: (k: TimelineMarkerKind) => void;
   readonly branchNoteDismissed: boolean;
   readonly dismissBranchNote: () => void;
 }
@@ -354,9 +354,9 @@ export function KindFilter({
   counts,
   toggle,
 }: {
-  kinds: ReadonlySet<MarkerKind>;
-  counts: Record<MarkerKind, number>;
-  toggle: (k: MarkerKind) => void;
+  kinds: ReadonlySet<TimelineMarkerKind>;
+  counts: Record<TimelineMarkerKind, number>;
+  toggle: (k: TimelineMarkerKind) => void;
 }) {
   return (
     <fieldset className="tt-kinds">

@@ -10,7 +10,7 @@
 import type { ToWorker } from "../../worker/protocol";
 
 /** Animation frames (requestAnimationFrame in the page, a fake clock in the tests). */
-export interface Frames {
+export interface FrameScheduler {
   request(cb: () => void): number;
   cancel(handle: number): void;
 }
@@ -24,7 +24,7 @@ export class SeekCoalescer {
 
   constructor(
     private readonly sendSeek: (t: number) => void,
-    private readonly frames: Frames,
+    private readonly frames: FrameScheduler,
   ) {}
 
   /** A new gesture starts: forget what was sent before it (the run may have moved since). */
@@ -96,7 +96,7 @@ export class TimeCursor {
 
   constructor(
     private readonly send: (msg: ToWorker) => void,
-    frames: Frames,
+    frames: FrameScheduler,
   ) {
     this.seeks = new SeekCoalescer((t) => {
       this.atSend = this.seen;
@@ -186,7 +186,7 @@ export class TimeCursor {
 }
 
 /** requestAnimationFrame, or a 16 ms timer where there is none. */
-export const browserFrames: Frames = {
+export const browserFrames: FrameScheduler = {
   request: (cb) =>
     typeof requestAnimationFrame === "function" ? requestAnimationFrame(() => cb()) : (setTimeout(cb, 16) as unknown as number),
   cancel: (h) => {

@@ -4,7 +4,7 @@
  * would overlap on the track. No React, no DOM: unit tested in tests/app/timetravel.
  */
 import { formatInstant } from "../../core/sim/time";
-import type { MarkerKind, TimelineMarker } from "../../worker/protocol";
+import type { TimelineMarkerKind, TimelineMarker } from "../../worker/protocol";
 import { OKABE_ITO } from "../theme";
 
 export function clamp(x: number, lo: number, hi: number): number {
@@ -112,7 +112,7 @@ export function isPast(t: number, end: number): boolean {
 
 /** How each kind of marker is drawn: a colour (Okabe–Ito), a glyph and words, never the colour alone. */
 export const MARKER_STYLE: Record<
-  MarkerKind,
+  TimelineMarkerKind,
   { readonly color: string; readonly glyph: string; readonly text: string; readonly plural: string }
 > = {
   election: { color: OKABE_ITO.blue, glyph: "★", text: "election", plural: "elections" },
@@ -122,12 +122,12 @@ export const MARKER_STYLE: Record<
   action: { color: OKABE_ITO.green, glyph: "◆", text: "your action", plural: "your actions" },
 };
 
-export const MARKER_KINDS: readonly MarkerKind[] = ["violation", "rejection", "expiry", "action", "election"];
+export const MARKER_KINDS: readonly TimelineMarkerKind[] = ["violation", "rejection", "expiry", "action", "election"];
 
 /** Which kind a merged tick shows: the most serious one inside it (lower is more serious). */
-const SEVERITY: Record<MarkerKind, number> = { violation: 0, rejection: 1, expiry: 2, action: 3, election: 4 };
+const SEVERITY: Record<TimelineMarkerKind, number> = { violation: 0, rejection: 1, expiry: 2, action: 3, election: 4 };
 
-export function moreSerious(a: MarkerKind, b: MarkerKind): MarkerKind {
+export function moreSerious(a: TimelineMarkerKind, b: TimelineMarkerKind): TimelineMarkerKind {
   return SEVERITY[b] < SEVERITY[a] ? b : a;
 }
 
@@ -138,7 +138,7 @@ export interface MarkerCluster {
   /** Position on the track (0..1), of the first marker. */
   readonly fraction: number;
   /** The most serious kind inside. */
-  readonly kind: MarkerKind;
+  readonly kind: TimelineMarkerKind;
   /** Oldest first; never empty. */
   readonly markers: readonly TimelineMarker[];
 }
@@ -162,7 +162,7 @@ export function clusterMarkers(markers: readonly TimelineMarker[], end: number, 
   const out: MarkerCluster[] = [];
   let group: TimelineMarker[] = [];
   let startPx = 0;
-  let kind: MarkerKind = "election";
+  let kind: TimelineMarkerKind = "election";
   const close = (): void => {
     const first = group[0];
     if (first === undefined) return;
@@ -221,13 +221,13 @@ export function nextMarker(markers: readonly TimelineMarker[], t: number): Timel
 }
 
 /** The markers of the kinds shown (the same array when every kind is shown). */
-export function filterMarkers(markers: readonly TimelineMarker[], kinds: ReadonlySet<MarkerKind>): readonly TimelineMarker[] {
+export function filterMarkers(markers: readonly TimelineMarker[], kinds: ReadonlySet<TimelineMarkerKind>): readonly TimelineMarker[] {
   if (MARKER_KINDS.every((k) => kinds.has(k))) return markers;
   return markers.filter((m) => kinds.has(m.kind));
 }
 
-export function countByKind(markers: readonly TimelineMarker[]): Record<MarkerKind, number> {
-  const c: Record<MarkerKind, number> = { election: 0, expiry: 0, rejection: 0, violation: 0, action: 0 };
+export function countByKind(markers: readonly TimelineMarker[]): Record<TimelineMarkerKind, number> {
+  const c: Record<TimelineMarkerKind, number> = { election: 0, expiry: 0, rejection: 0, violation: 0, action: 0 };
   for (const m of markers) c[m.kind]++;
   return c;
 }

@@ -4,21 +4,21 @@
  * where the marker buttons go (the page's TimeCursor is the store's).
  */
 import { create } from "zustand";
-import type { MarkerKind, SimView } from "../../worker/protocol";
+import type { TimelineMarkerKind, SimView } from "../../worker/protocol";
 import type { TimeCursor } from "./cursor";
 import { filterMarkers, MARKER_KINDS, nextMarker, previousMarker } from "./timeMath";
 
 export interface TimelineUiState {
   /** Marker kinds drawn on the track and offered by previous / next / Jump to. */
-  readonly kinds: ReadonlySet<MarkerKind>;
+  readonly kinds: ReadonlySet<TimelineMarkerKind>;
   /** The "you changed the past" explanation was read and closed. */
   readonly branchNoteDismissed: boolean;
-  readonly toggleKind: (k: MarkerKind) => void;
+  readonly toggleKind: (k: TimelineMarkerKind) => void;
   readonly showAllKinds: () => void;
   readonly dismissBranchNote: () => void;
 }
 
-export const ALL_KINDS: ReadonlySet<MarkerKind> = new Set(MARKER_KINDS);
+export const ALL_KINDS: ReadonlySet<TimelineMarkerKind> = new Set(MARKER_KINDS);
 
 export const useTimelineUi = create<TimelineUiState>()((set, get) => ({
   kinds: ALL_KINDS,

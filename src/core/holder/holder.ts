@@ -34,7 +34,7 @@ import {
 } from "./holderMachine";
 import { registerRejected, registerRetry, registerTimeout, registerWritten, startRegister, stopRegister } from "./register";
 import {
-  copyState,
+  copyHolderState,
   draw,
   dropTimers,
   freshRegister,
@@ -60,7 +60,7 @@ import { startWork, stopWork, workCheck, workWrite } from "./work";
 
 export { holderMachine, stateString, topState } from "./holderMachine";
 export type { HolderTimer, RegisterLoop, StorageResult, TimerEvent, WorkLoop } from "./state";
-export { type HolderView, holderStateOf } from "./view";
+export { type HolderLocalView, holderStateOf } from "./view";
 
 /** Timers that may fire in one onTimer call: more means a zero-delay loop, a bug. */
 const MAX_FIRINGS_PER_CALL = 256;
@@ -150,7 +150,7 @@ export class LeaseHolder implements ProcessLogic {
   }
 
   clone(): LeaseHolder {
-    return new LeaseHolder(this.settings, Rng.restore(this.rng.snapshot()), copyState(this.st, this.settings));
+    return new LeaseHolder(this.settings, Rng.restore(this.rng.snapshot()), copyHolderState(this.st, this.settings));
   }
 
   start(ctx: ProcessContext): void {

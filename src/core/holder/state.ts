@@ -150,7 +150,7 @@ export function freshRegister(): RegisterLoop {
 }
 
 /** A deep copy of the state; the settings object is shared (it is read-only). */
-export function copyState(s: HolderState, settings: HolderSettings): HolderState {
+export function copyHolderState(s: HolderState, settings: HolderSettings): HolderState {
   return {
     ...s,
     machine: s.machine === null ? null : { value: copyPlain(s.machine.value), context: { ...copyPlain(s.machine.context), cfg: settings } },

@@ -4,7 +4,7 @@ import type { StateValue } from "xstate";
 import type { LeaseHolder } from "./holder";
 import { stateString, topState } from "./holderMachine";
 
-export interface HolderView {
+export interface HolderLocalView {
   readonly id: string;
   readonly up: boolean;
   readonly incarnation: number;
@@ -30,7 +30,7 @@ export interface HolderView {
 }
 
 /** A read-only summary of a holder for the UI, the CLI and tests. */
-export function holderStateOf(h: LeaseHolder): HolderView {
+export function holderStateOf(h: LeaseHolder): HolderLocalView {
   const v = h.value;
   const c = h.context;
   const has = c !== null && c.token !== null;

@@ -12,7 +12,7 @@ import type { KvOp, KvQuery, NodeId } from "../raft/types";
 import { afterRefusal, afterSilence, hintIndex, type Next, sent, type Tries } from "./redirect";
 
 /** A key-value write, or a read: a key, or a lease query (time to live, list), served through ReadIndex. */
-export type ClientOp = { readonly write: KvOp } | { readonly read: KvQuery | LeaseQuery };
+export type ClientRequest = { readonly write: KvOp } | { readonly read: KvQuery | LeaseQuery };
 
 export interface KvClientConfig {
   readonly id: ProcId;
@@ -32,7 +32,7 @@ export interface KvClientConfig {
 
 interface Current extends Tries {
   readonly seq: number;
-  readonly op: ClientOp;
+  readonly op: ClientRequest;
   attempts: number;
   failures: number;
   redirects: number;
@@ -47,7 +47,7 @@ interface ClientState {
   seq: number;
   target: number;
   current: Current | null;
-  queue: ClientOp[];
+  queue: ClientRequest[];
   nextOpAt: number | null;
 }
 
@@ -101,7 +101,7 @@ export class KvClient implements ProcessLogic {
   }
 
   /** Queues an operation (a scenario's or the user's). */
-  submit(ctx: ProcessContext, op: ClientOp): void {
+  submit(ctx: ProcessContext, op: ClientRequest): void {
     if (!this.st.up) return;
     this.st.queue.push(op);
     this.pump(ctx);
@@ -200,7 +200,7 @@ export class KvClient implements ProcessLogic {
     return this.rng.int(this.cfg.thinkTimeMinUs, this.cfg.thinkTimeMaxUs);
   }
 
-  private randomOp(): ClientOp {
+  private randomOp(): ClientRequest {
     const key = `k${this.rng.int(1, Math.max(1, this.cfg.keys))}`;
     if (this.rng.chance(this.cfg.readFraction)) return { read: { type: "get", key } };
     // Unique values make "applied exactly once" checkable from the final state.
@@ -208,6 +208,6 @@ export class KvClient implements ProcessLogic {
   }
 }
 
-export function opBody(op: ClientOp): KvOp | KvQuery | LeaseQuery {
+export function opBody(op: ClientRequest): KvOp | KvQuery | LeaseQuery {
   return "write" in op ? op.write : op.read;
 }

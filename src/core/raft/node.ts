@@ -14,7 +14,7 @@ import type { LocalUs } from "../sim/time";
 import type { Rng } from "../sim/rng";
 import type { Progress } from "./progress";
 import { ReplicatingNode } from "./replication";
-import { bootState, copyState, NONE, type PendingRead, type RaftState, UNCOMPACTED } from "./state";
+import { bootState, copyRaftState, NONE, type PendingRead, type RaftState, UNCOMPACTED } from "./state";
 import type { Command, Entry, HardState, LogStart, NodeId, RaftConfig, RaftMessage, Ready, Role, Snapshot } from "./types";
 
 export { MAX_INFLIGHT_APPENDS, type Progress, SNAPSHOT_RESEND_HEARTBEATS } from "./progress";
@@ -47,7 +47,7 @@ export class RaftNode extends ReplicatingNode {
    * immutable). Without `copyLog` the copy's log is empty (the caller keeps it another way).
    */
   snapshotState(copyLog = true): RaftState {
-    return copyState(this.st, copyLog);
+    return copyRaftState(this.st, copyLog);
   }
 
   static fromState(cfg: RaftConfig, rng: Rng, st: RaftState): RaftNode {

@@ -128,7 +128,7 @@ export function bootState(voters: readonly NodeId[], hard: HardState, log: reado
  * A deep copy of the volatile and persistent state (entries are shared: they are
  * immutable). Without `copyLog` the copy's log is empty (the caller keeps it another way).
  */
-export function copyState(s: RaftState, copyLog: boolean): RaftState {
+export function copyRaftState(s: RaftState, copyLog: boolean): RaftState {
   const progress: Record<NodeId, Progress> = {};
   for (const k in s.progress) {
     const pr = s.progress[k] as Progress;

@@ -7,10 +7,10 @@
  * Each action's effect is one entry of APPLY: a new member of Action without an entry is a
  * compile error here, as it is in the scenario file's table (scenario/actions.ts).
  */
-import type { ClientOp } from "../kv/client";
+import type { ClientRequest } from "../kv/client";
 import type { FencedStorage } from "../storage/storage";
 import { withDrift, withJump } from "./clock";
-import { logicOf, type Proc, type ProcKind, type LogicOf } from "./cluster";
+import { logicOf, type ProcRecord, type ProcessKind, type LogicOf } from "./cluster";
 import type { LatencyRange, Network } from "./network";
 import type { ProcessContext } from "./process";
 import { ActionRefused } from "./refusal";
@@ -57,7 +57,7 @@ export type Action =
       /** Latency by type of message; a type set to null goes back to the range above. */
       readonly latencyByType?: Readonly<Record<string, LatencyRange | null>>;
     }
-  | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientOp }
+  | { readonly type: "submit"; readonly client: ProcRef; readonly op: ClientRequest }
   | { readonly type: "timeout"; readonly proc: ProcRef; readonly as?: string }
   /** The leader hands leadership to `to` (dissertation 3.10: catch it up, then TimeoutNow). */
   | { readonly type: "transfer"; readonly to: ProcRef }
@@ -86,16 +86,16 @@ export interface ActionHost {
   /** Names given with `as` (each object is replaced, never changed in place). */
   names: Readonly<Record<string, ProcId>>;
   has(id: ProcId): boolean;
-  proc(id: ProcId): Proc;
-  procs(): Iterable<Proc>;
+  proc(id: ProcId): ProcRecord;
+  procs(): Iterable<ProcRecord>;
   leader(): ProcId | null;
   storage(): FencedStorage | null;
   emit(body: SimEvent | ({ proc: ProcId } & ProcEvent)): void;
   /** Runs one call into a process (then its pause or its timer). */
-  run(p: Proc, fn: (ctx: ProcessContext) => void): void;
-  wake(p: Proc): void;
-  rearm(p: Proc): void;
-  wakeAt(p: Proc, at: number): void;
+  run(p: ProcRecord, fn: (ctx: ProcessContext) => void): void;
+  wake(p: ProcRecord): void;
+  rearm(p: ProcRecord): void;
+  wakeAt(p: ProcRecord, at: number): void;
   drop(env: Envelope, reason: DropReason): void;
   /** Takes the messages with this id off the wire (not yet delivered). */
   unsend(id: number): Envelope[];
@@ -151,7 +151,7 @@ export function resolve(h: ActionHost, ref: ProcRef): ProcId {
 }
 
 /** The process a reference names, with its logic if it is of `kind` (else refused, naming the action). */
-function target<K extends ProcKind>(h: ActionHost, ref: ProcRef, kind: K, what: string, action: string): { p: Proc; logic: LogicOf[K] } {
+function target<K extends ProcessKind>(h: ActionHost, ref: ProcRef, kind: K, what: string, action: string): { p: ProcRecord; logic: LogicOf[K] } {
   const p = h.proc(resolve(h, ref));
   const logic = logicOf(p, kind);
   if (logic === null) throw new ActionRefused(`${action}: ${p.id} is not ${what}`);

@@ -25,10 +25,10 @@ export interface LogicOf {
   holder: LeaseHolder;
   storage: FencedStorage;
 }
-export type ProcKind = keyof LogicOf;
+export type ProcessKind = keyof LogicOf;
 
 /** What the simulator keeps for one process besides its logic. */
-export interface Proc {
+export interface ProcRecord {
   readonly id: ProcId;
   logic: ProcessLogic;
   status: ProcStatus;
@@ -43,7 +43,7 @@ export interface Proc {
 }
 
 /** The process's logic if it is of that kind, else null (every process names its kind). */
-export function logicOf<K extends ProcKind>(p: Proc | undefined, kind: K): LogicOf[K] | null {
+export function logicOf<K extends ProcessKind>(p: ProcRecord | undefined, kind: K): LogicOf[K] | null {
   return p !== undefined && p.logic.kind === kind ? (p.logic as LogicOf[K]) : null;
 }
 
@@ -54,7 +54,7 @@ export interface Cluster {
   readonly holderIds: readonly ProcId[];
   /** The fenced storage process, present when there are holders. */
   readonly storageId: ProcId | null;
-  readonly procs: Map<ProcId, Proc>;
+  readonly procs: Map<ProcId, ProcRecord>;
 }
 
 /**
@@ -68,7 +68,7 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
     holderIds: holderIds(config.holders.count),
     storageId: config.holders.count > 0 ? STORAGE_ID : null,
   };
-  const procs = new Map<ProcId, Proc>();
+  const procs = new Map<ProcId, ProcRecord>();
   const add = (logic: ProcessLogic, id: ProcId): void => {
     procs.set(id, newProc(id, logic));
   };
@@ -112,15 +112,15 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
   return { ...ids, procs };
 }
 
-function newProc(id: ProcId, logic: ProcessLogic): Proc {
+function newProc(id: ProcId, logic: ProcessLogic): ProcRecord {
   return { id, logic, status: "up", clock: newClock(), timerGen: 0, timerAt: null, pauseGen: 0, pausedUntil: null, inbox: [] };
 }
 
-export function cloneProc(p: Proc): Proc {
+export function cloneProc(p: ProcRecord): ProcRecord {
   return { ...p, logic: p.logic.clone(), inbox: p.inbox.slice() };
 }
 
 /** The copy a snapshot keeps (restore() clones it again). */
-export function freezeProc(p: Proc): Proc {
+export function freezeProc(p: ProcRecord): ProcRecord {
   return { ...p, logic: p.logic.freeze?.() ?? p.logic.clone(), inbox: p.inbox.slice() };
 }

@@ -8,7 +8,7 @@ import type { CoreStateMachine } from "../kv/statemachine";
 import type { Disk } from "../raft/server";
 import type { Action } from "./actions";
 import type { BoundBroken, CheckerHost, Checkers, HolderTiming, Violation } from "./checkers";
-import { cloneProc, freezeProc, type Proc, type ProcStatus } from "./cluster";
+import { cloneProc, freezeProc, type ProcRecord, type ProcStatus } from "./cluster";
 import { type ClockState, localTime, virtualAt } from "./clock";
 import type { SimConfig } from "./config";
 import { EventHeap } from "./heap";
@@ -51,7 +51,7 @@ export interface SimSnapshot {
   readonly eventCount: number;
   readonly handled: number;
   readonly queue: readonly QItem[];
-  readonly procs: readonly Proc[];
+  readonly procs: readonly ProcRecord[];
   readonly net: { readonly state: NetState; readonly rng: RngState };
   readonly refRng: RngState;
   readonly nemesis: NemesisState | null;
@@ -84,7 +84,7 @@ export abstract class Kernel implements CheckerHost {
   /** Queue items that did something (a delivery, a timer that fired, an action): what Step counts. */
   protected handled = 0;
   protected queue = new EventHeap<QItem>();
-  protected procs = new Map<ProcId, Proc>();
+  protected procs = new Map<ProcId, ProcRecord>();
   protected net: Network;
   protected refRng: Rng;
   protected nemesisState: NemesisState | null = null;
@@ -337,7 +337,7 @@ export abstract class Kernel implements CheckerHost {
     }
   }
 
-  protected proc(id: ProcId): Proc {
+  protected proc(id: ProcId): ProcRecord {
     const p = this.procs.get(id);
     if (p === undefined) throw new Error(`no process named "${id}"`);
     return p;
@@ -413,7 +413,7 @@ export abstract class Kernel implements CheckerHost {
     };
   }
 
-  protected contextFor(p: Proc): MutableContext {
+  protected contextFor(p: ProcRecord): MutableContext {
     let ctx = this.contexts.get(p.id);
     if (ctx === undefined) {
       ctx = this.makeContext(p.id);
@@ -424,7 +424,7 @@ export abstract class Kernel implements CheckerHost {
   }
 
   /** Runs one call into a process, then applies a pause it asked for, or re-arms its timer. */
-  protected run(p: Proc, fn: (ctx: ProcessContext) => void): void {
+  protected run(p: ProcRecord, fn: (ctx: ProcessContext) => void): void {
     const ctx = this.contextFor(p);
     try {
       fn(ctx);
@@ -435,7 +435,7 @@ export abstract class Kernel implements CheckerHost {
   }
 
   /** The two hot paths of run(), without a closure per event. */
-  protected runTimer(p: Proc): void {
+  protected runTimer(p: ProcRecord): void {
     const ctx = this.contextFor(p);
     try {
       p.logic.onTimer(ctx);
@@ -445,7 +445,7 @@ export abstract class Kernel implements CheckerHost {
     }
   }
 
-  protected runMessage(p: Proc, env: Envelope): void {
+  protected runMessage(p: ProcRecord, env: Envelope): void {
     const ctx = this.contextFor(p);
     try {
       p.logic.onMessage(ctx, env.from, env.payload);
@@ -455,7 +455,7 @@ export abstract class Kernel implements CheckerHost {
     }
   }
 
-  protected settle(p: Proc): void {
+  protected settle(p: ProcRecord): void {
     const sp = this.selfPause;
     if (sp !== null) {
       this.selfPause = null;
@@ -471,7 +471,7 @@ export abstract class Kernel implements CheckerHost {
    * A process broke one of its own assertions: report it like any violation and stop,
    * since its state can no longer be trusted.
    */
-  protected broken(p: Proc, e: unknown): void {
+  protected broken(p: ProcRecord, e: unknown): void {
     this.report({ invariant: "assertion", nodes: [p.id], detail: errorMessage(e) });
     this._halted = true;
   }
@@ -490,7 +490,7 @@ export abstract class Kernel implements CheckerHost {
   }
 
   /** Keeps one live timer event per process, no later than its next deadline. */
-  protected rearm(p: Proc): void {
+  protected rearm(p: ProcRecord): void {
     if (p.status !== "up") return;
     const d = p.logic.nextDeadline();
     if (d === null) {
@@ -559,7 +559,7 @@ export abstract class Kernel implements CheckerHost {
    * End of a pause: everything that came due while the process was frozen now
    * happens at once, in the order it came due (messages by arrival, the timer by its deadline).
    */
-  protected wake(p: Proc): void {
+  protected wake(p: ProcRecord): void {
     p.status = "up";
     p.pausedUntil = null;
     this.emit({ kind: "resume", proc: p.id });

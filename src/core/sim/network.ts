@@ -34,7 +34,7 @@ export interface NetState {
 }
 
 /** The network's shape as the views show it. */
-export interface NetworkView {
+export interface NetworkShape {
   readonly groups: ProcId[][];
   readonly cuts: { from: ProcId; to: ProcId }[];
   readonly slow: { from: ProcId; to: ProcId; delayUs: number }[];
@@ -179,7 +179,7 @@ export class Network {
 
   // ---- views and snapshots ----
 
-  view(): NetworkView {
+  view(): NetworkShape {
     const n = this.st;
     const groups: ProcId[][] = [];
     for (const id of Object.keys(n.groupOf)) {

@@ -12,11 +12,11 @@ import type { NodeId } from "../raft/types";
 import type { FencedStorage } from "../storage/storage";
 import { type Action, type ActionHost, applyAction, type ProcRef, resolve } from "./actions";
 import { Checkers, type HolderTiming } from "./checkers";
-import { buildCluster, type LogicOf, logicOf, type ProcKind } from "./cluster";
+import { buildCluster, type LogicOf, logicOf, type ProcessKind } from "./cluster";
 import { configProblems, type SimConfig } from "./config";
 import { Kernel, type TraceListener } from "./kernel";
 import { describeMix, type NemesisConfig, NemesisState, nemesisStep } from "./nemesis";
-import { Network, type NetworkView } from "./network";
+import { Network, type NetworkShape } from "./network";
 import { ActionRefused } from "./refusal";
 import { Rng } from "./rng";
 import type { ProcId } from "./trace";
@@ -67,7 +67,7 @@ export class Simulation extends Kernel {
     return m === null ? null : describeMix(m);
   }
   /** A process's logic, which must be of `kind` (else an error naming both). */
-  logic<K extends ProcKind>(id: ProcId, kind: K): LogicOf[K] {
+  logic<K extends ProcessKind>(id: ProcId, kind: K): LogicOf[K] {
     const l = logicOf(this.proc(id), kind);
     if (l === null) throw new Error(`${id} is not a ${KIND_WORDS[kind]}`);
     return l;
@@ -108,7 +108,7 @@ export class Simulation extends Kernel {
     return best;
   }
   /** The network's current shape: partition groups, one-way cuts, slow links, rates and latency. */
-  network(): NetworkView {
+  network(): NetworkShape {
     return this.net.view();
   }
   /** Runs an action now. Throws ActionRefused when it cannot run. */
@@ -188,7 +188,7 @@ export class Simulation extends Kernel {
   }
 }
 
-const KIND_WORDS: { readonly [K in ProcKind]: string } = { node: "Raft node", client: "client", holder: "lease holder", storage: "storage" };
+const KIND_WORDS: { readonly [K in ProcessKind]: string } = { node: "Raft node", client: "client", holder: "lease holder", storage: "storage" };
 
 export type { NemesisConfig } from "./nemesis";
 export { ActionRefused } from "./refusal";

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { DiagramMessage } from "../../src/worker/protocol";
-import { CHUNK_ITEMS, messagePacker, plainPacker, Ring } from "../../src/worker/ring";
+import { CHUNK_ITEMS, messagePacker, plainPacker, ChunkedHistory } from "../../src/worker/chunkedHistory";
 
 const message = (id: number): DiagramMessage => ({
   id,
@@ -15,11 +15,11 @@ const message = (id: number): DiagramMessage => ({
   reason: id % 7 === 0 ? "partitioned" : null,
 });
 
-describe("Ring", () => {
+describe("ChunkedHistory", () => {
   it("always gives the newest `limit` items, as a plain list would", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1500 }), fc.integer({ min: 0, max: 3000 }), (limit, n) => {
-        const r = new Ring<number>(limit, plainPacker<number>(), 8, 8);
+        const r = new ChunkedHistory<number>(limit, plainPacker<number>(), 8, 8);
         const all: number[] = [];
         for (let i = 0; i < n; i++) {
           r.push(i);
@@ -33,7 +33,7 @@ describe("Ring", () => {
   });
 
   it("a saved copy stays as it was, loads back, and shares its full chunks with the next one", () => {
-    const r = new Ring<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    const r = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
     for (let i = 0; i < 900; i++) r.push(message(i));
     const a = r.save();
     const before = r.newest();
@@ -41,7 +41,7 @@ describe("Ring", () => {
     const b = r.save();
     const shared = r.savedBytes(b).shared.filter((c) => r.savedBytes(a).shared.includes(c));
     expect(shared.length).toBeGreaterThan(0);
-    const back = new Ring<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    const back = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
     back.load(a);
     expect(back.newest()).toEqual(before);
     expect(before).toEqual(Array.from({ length: 900 }, (_, i) => message(i)));

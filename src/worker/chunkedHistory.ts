@@ -6,11 +6,7 @@
  * items in less memory than their objects; the open tail stays as objects.
  */
 import type { DiagramMessage } from "./protocol";
-
-/** Something a saved copy holds that other saved copies may hold too: counted once (Timeline's memory budget). */
-export interface SharedPart {
-  readonly bytes: number;
-}
+import type { SharedPart } from "../core/replay/timeline";
 
 export interface Packer<T, P> {
   pack(items: readonly T[]): P;
@@ -22,8 +18,8 @@ interface Chunk<P> extends SharedPart {
   readonly length: number;
 }
 
-/** A saved ring: never changed afterwards. */
-export interface RingState<T, P> {
+/** A saved history: never changed afterwards. */
+export interface ChunkedHistoryState<T, P> {
   readonly chunks: readonly Chunk<P>[];
   readonly tail: readonly T[];
 }
@@ -33,7 +29,7 @@ export const CHUNK_ITEMS = 256;
 const SLOT_BYTES = 8;
 const RECORD_BYTES = 64;
 
-export class Ring<T, P = readonly T[]> {
+export class ChunkedHistory<T, P = readonly T[]> {
   private chunks: Chunk<P>[] = [];
   private tail: T[] = [];
   /** Items in the chunks. */
@@ -88,11 +84,11 @@ export class Ring<T, P = readonly T[]> {
     return out;
   }
 
-  save(): RingState<T, P> {
+  save(): ChunkedHistoryState<T, P> {
     return { chunks: this.chunks.slice(), tail: this.tail.slice() };
   }
 
-  load(s: RingState<T, P>): void {
+  load(s: ChunkedHistoryState<T, P>): void {
     this.chunks = s.chunks.slice();
     this.tail = s.tail.slice();
     this.inChunks = 0;
@@ -100,7 +96,7 @@ export class Ring<T, P = readonly T[]> {
   }
 
   /** What a saved copy holds of its own (the tail and the list of chunks), and the chunks it shares. */
-  savedBytes(s: RingState<T, P>): { own: number; shared: readonly SharedPart[] } {
+  savedBytes(s: ChunkedHistoryState<T, P>): { own: number; shared: readonly SharedPart[] } {
     return { own: 2 * RECORD_BYTES + s.tail.length * (this.itemBytes + SLOT_BYTES) + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
 }
