@@ -114,6 +114,13 @@ export function dropWords(reason: string): string {
   return DROP_WORDS[reason] ?? reason;
 }
 
+/** "; AppendEntriesResp 200 ms–300 ms" for each type of message with its own latency. */
+function byType(table: Readonly<Record<string, { readonly minUs: number; readonly maxUs: number }>> | undefined): string {
+  return Object.entries(table ?? {})
+    .map(([type, r]) => `; ${type} ${us(r.minUs)}–${us(r.maxUs)}`)
+    .join("");
+}
+
 function us(t: number): string {
   return formatDuration(t, 1);
 }
@@ -300,7 +307,7 @@ function describeFault(e: FaultEvent): Described {
     case "network":
       return {
         category: "fault",
-        text: `network: loss ${pct(e.dropRate)}, duplicates ${pct(e.duplicateRate)}, latency ${us(e.latencyMinUs)}–${us(e.latencyMaxUs)}`,
+        text: `network: loss ${pct(e.dropRate)}, duplicates ${pct(e.duplicateRate)}, latency ${us(e.latencyMinUs)}–${us(e.latencyMaxUs)}${byType(e.latencyByType)}`,
         procs: [],
       };
     case "disconnect":

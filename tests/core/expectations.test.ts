@@ -238,3 +238,16 @@ describe("a partition that names a process twice in one group", () => {
     expect(r.actionFailures.map((f) => f.error)).toEqual(["partition: n2 is in two groups"]);
   });
 });
+
+describe("the event log's sentence for latency by type", () => {
+  it("names each type with its range", async () => {
+    const { describeEvent } = await import("../../src/worker/describe");
+    const events: TraceEvent[] = [];
+    run({ duration: "1s", actions: [{ at: "500ms", do: "network", latencyByType: { AppendEntriesResp: { minMs: 200, maxMs: 300 } } }] }, (e) => {
+      if (e.kind === "network") events.push(e);
+    });
+    expect(events.map((e) => describeEvent(e, undefined, () => undefined)?.text)).toEqual([
+      "network: loss 0%, duplicates 0%, latency 10 ms–20 ms; AppendEntriesResp 200 ms–300 ms",
+    ]);
+  });
+});

@@ -168,6 +168,8 @@ export type SimEvent =
       readonly duplicateRate: number;
       readonly latencyMinUs: number;
       readonly latencyMaxUs: number;
+      /** Present when some types of message have their own latency range. */
+      readonly latencyByType?: Readonly<Record<string, { readonly minUs: number; readonly maxUs: number }>>;
     }
   | { readonly kind: "timeout"; readonly proc: ProcId }
   | { readonly kind: "note"; readonly text: string }
