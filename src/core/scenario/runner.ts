@@ -247,7 +247,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
 
 
 /** What the expectations need to know about the run so far, gathered from the trace. */
-class RunObserver {
+export class RunObserver {
   readonly acks = new Map<string, number>();
   readonly holderState = new Map<string, string>();
   readonly holderVisited = new Map<string, Set<string>>();
@@ -391,7 +391,7 @@ export function unexpected(s: Scenario, violations: readonly Violation[]): Viola
   return violations.filter((v) => !expected.has(v.invariant));
 }
 
-function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { description: string; ok: boolean; detail: string } {
+export function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { description: string; ok: boolean; detail: string } {
   const description = `at ${formatInstant(e.at ?? sim.now)}: ${describeExpectation(e)}`;
   const majority = Math.floor(sim.nodeIds.length / 2) + 1;
   const leader = sim.leader();

@@ -22,7 +22,7 @@ const action = actionSchema;
  */
 const when = { at: duration.optional(), within: duration.optional() };
 
-const expectation = z.discriminatedUnion("that", [
+export const expectationSchema = z.discriminatedUnion("that", [
   z.strictObject({ ...when, that: z.literal("leader-exists") }),
   z.strictObject({ ...when, that: z.literal("no-leader") }),
   z.strictObject({ ...when, that: z.literal("leader-count"), count: z.number().int().min(0).max(MAX_NODES), connected: z.boolean().optional() }),
@@ -155,7 +155,7 @@ export const scenarioSchema = z.strictObject({
     })
     .optional(),
   actions: z.array(action).max(MAX_ACTIONS, `a scenario has at most ${MAX_ACTIONS} actions`).default([]),
-  expect: z.array(expectation).max(MAX_EXPECTATIONS, `a scenario has at most ${MAX_EXPECTATIONS} expectations`).default([]),
+  expect: z.array(expectationSchema).max(MAX_EXPECTATIONS, `a scenario has at most ${MAX_EXPECTATIONS} expectations`).default([]),
   /** How the browser shows the run (the CLI ignores it): the speed and where the time cursor stands. */
   ui: z
     .strictObject({

@@ -1,0 +1,176 @@
+/**
+ * Plays a lesson on the real engine. The LessonEngine runs one step at a time (the page
+ * drives it the same way); runLesson walks every step headless, doing each "your turn" with
+ * "Do it for me", and fails at the first step whose condition is not met, naming the lesson
+ * and the step.
+ */
+import { applyActionsTo } from "../replay/timeline";
+import { toSimAction } from "../scenario/actions";
+import { buildSimulation, checkExpectation, RunObserver, scenarioActions } from "../scenario/runner";
+import type { Expectation, ScenarioAction } from "../scenario/schema";
+import type { Action, Simulation } from "../sim/sim";
+import { formatDuration, formatInstant, type VirtualUs } from "../sim/time";
+import type { TraceEvent } from "../sim/trace";
+import type { Lesson, LessonStep } from "./schema";
+
+/** The fields of an action that name a process, and the roles that stand for any process of a kind. */
+const TARGETS = ["proc", "holder", "client", "from", "to"] as const;
+const ANY: Readonly<Record<string, (sim: Simulation) => readonly string[]>> = {
+  "any-node": (sim) => sim.nodeIds,
+  "any-client": (sim) => sim.clientIds,
+  "any-holder": (sim) => sim.holderIds,
+};
+
+export interface Outcome {
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+export class LessonEngine {
+  readonly sim: Simulation;
+  private readonly observer: RunObserver;
+  private readonly timed: ReturnType<typeof scenarioActions>;
+  private nextTimed = 0;
+
+  constructor(
+    readonly lesson: Lesson,
+    onTrace?: (e: TraceEvent) => void,
+  ) {
+    const counted = new Set(
+      lesson.lesson.steps.flatMap((s) => {
+        const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : null;
+        return c !== null && c.that === "messages" ? [c.type] : [];
+      }),
+    );
+    this.observer = new RunObserver(counted);
+    this.timed = scenarioActions(lesson.scenario);
+    this.sim = buildSimulation(lesson.scenario, {
+      onTrace: (e) => {
+        this.observer.observe(e);
+        onTrace?.(e);
+      },
+    });
+  }
+
+  /** Whether a condition holds now, and what the engine sees. */
+  holds(e: Expectation): Outcome {
+    const r = checkExpectation(this.sim, e, this.observer);
+    return { ok: r.ok, detail: r.detail };
+  }
+
+  /**
+   * Runs the engine until `until` holds (checked after every event, so it stops at the very
+   * event that made it true), for at most `withinUs` of virtual time.
+   */
+  playUntil(until: Expectation, withinUs: number): Outcome {
+    if (this.holds(until).ok) return { ok: true, detail: `already so at ${formatInstant(this.sim.now)}` };
+    const start = this.sim.now;
+    const end: VirtualUs = start + withinUs;
+    let held = false;
+    const stopWhen = (): boolean => {
+      held = this.holds(until).ok;
+      return held;
+    };
+    this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, end, stopWhen).next;
+    if (held || this.holds(until).ok) return { ok: true, detail: `after ${formatDuration(this.sim.now - start)}` };
+    return { ok: false, detail: `not within ${formatDuration(withinUs)}: ${this.holds(until).detail}` };
+  }
+
+  /** Does an action now, as a user's action is done; says why when it cannot run. */
+  act(a: ScenarioAction): Outcome {
+    const failure = this.sim.perform(toSimAction(a));
+    return failure === null ? { ok: true, detail: "done" } : { ok: false, detail: `could not ${a.do}: ${failure.error}` };
+  }
+
+  /**
+   * Whether the learner's action is the one a "your turn" step asks for: the same kind, on
+   * the same targets, a role resolved now ("leader" is whichever node leads). Other fields
+   * (how long a pause lasts, a value written) may differ.
+   */
+  matches(asked: ScenarioAction, done: Action): boolean {
+    const want = toSimAction(asked) as Record<string, unknown>;
+    if (want.type !== done.type) return false;
+    const got = done as unknown as Record<string, unknown>;
+    for (const field of TARGETS) {
+      const ref = want[field];
+      if (typeof ref !== "string") continue;
+      const actual = got[field];
+      if (typeof actual !== "string" || !this.sameTarget(ref, actual)) return false;
+    }
+    return true;
+  }
+
+  private sameTarget(ref: string, actual: string): boolean {
+    const id = this.resolveOrNull(actual);
+    if (id === null) return false;
+    const any = ANY[ref];
+    if (any !== undefined) return any(this.sim).includes(id);
+    if (ref === "follower") return this.sim.nodeIds.includes(id) && id !== this.sim.leader() && this.sim.isUp(id);
+    return this.resolveOrNull(ref) === id;
+  }
+
+  private resolveOrNull(ref: string): string | null {
+    if (ANY[ref] !== undefined) return null;
+    try {
+      return this.sim.resolve(ref);
+    } catch {
+      return null;
+    }
+  }
+}
+
+export interface StepResult {
+  readonly index: number;
+  readonly kind: LessonStep["kind"];
+  /** The step's recorded moment: where Back returns to. */
+  readonly startUs: number;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+export interface LessonRunResult {
+  readonly id: string;
+  readonly ok: boolean;
+  readonly steps: readonly StepResult[];
+  /** "lesson fencing, step 7 (play): ..." for the first step that failed, else null. */
+  readonly failure: string | null;
+  readonly violations: readonly string[];
+  readonly traceHash: string;
+}
+
+/** Runs one step headless: "your turn" and "predict" as if the learner did it for themselves and chose. */
+export function runStep(engine: LessonEngine, step: LessonStep): Outcome {
+  switch (step.kind) {
+    case "narrate":
+      return { ok: true, detail: "" };
+    case "play":
+      return engine.playUntil(step.until, step.within);
+    case "act":
+    case "your-turn":
+      return engine.act(step.do);
+    case "predict":
+      return engine.playUntil(step.reveal.until, step.reveal.within);
+    default: {
+      const unhandled: never = step;
+      throw new Error(`runStep: unhandled step ${(unhandled as LessonStep).kind}`);
+    }
+  }
+}
+
+/** Walks a whole lesson headless; stops at the first step that fails. */
+export function runLesson(lesson: Lesson, onTrace?: (e: TraceEvent) => void): LessonRunResult {
+  const engine = new LessonEngine(lesson, onTrace);
+  const steps: StepResult[] = [];
+  let failure: string | null = null;
+  for (const [index, step] of lesson.lesson.steps.entries()) {
+    const startUs = engine.sim.now;
+    const r = runStep(engine, step);
+    steps.push({ index, kind: step.kind, startUs, ok: r.ok, detail: r.detail });
+    if (!r.ok) {
+      failure = `lesson ${lesson.lesson.id}, step ${index + 1} (${step.kind}${step.title === undefined ? "" : `: ${step.title}`}): ${r.detail}`;
+      break;
+    }
+  }
+  const violations = engine.sim.violations.map((v) => `${v.invariant} at ${formatInstant(v.time)}: ${v.detail}`);
+  return { id: lesson.lesson.id, ok: failure === null, steps, failure, violations, traceHash: engine.sim.traceHash };
+}

@@ -1,0 +1,148 @@
+/**
+ * The lesson format (docs/lessons.md): a scenario file (seed, settings, actions) with a
+ * `lesson` section of steps. Steps narrate, play the engine until a condition holds, act,
+ * ask the learner to act, or ask a question before the engine shows the answer. Every wait
+ * is one of the scenario format's expectations, so a lesson is a claim about behaviour that
+ * runs headless (lesson/runner.ts) and fails the day the behaviour changes.
+ */
+import { z } from "zod";
+import { actionSchema } from "../scenario/actions";
+import { duration, procRef } from "../scenario/fields";
+import { expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
+import { clip } from "../sim/time";
+
+/** Where a step points: a process (node, holder, client, storage), a type of message, a lease's lane, or a panel. */
+export const PANELS = ["cluster", "lease-timeline", "holders", "storage", "log", "space-time", "events", "checkers", "time-travel"] as const;
+const highlight = z.union([
+  z.strictObject({ proc: procRef }),
+  z.strictObject({ message: z.string().min(1) }),
+  z.strictObject({ lease: z.string().min(1) }),
+  z.strictObject({ panel: z.enum(PANELS) }),
+]);
+
+/** Prose: a few sentences; glossary terms are marked [[term]] (each must be in lessons/glossary.json). */
+const prose = z.string().min(1).max(1500);
+
+/** A wait: one of the scenario format's expectations, without `at` or `within` (the step's own `within` bounds it). */
+const condition = expectationSchema.refine((e) => e.at === undefined && e.within === undefined, {
+  message: "a lesson's condition has no `at` or `within`: the step's `within` bounds the wait",
+});
+
+/** An action as a scenario file writes it, without `at` (a lesson acts at the step's moment). */
+const lessonAction = z
+  .record(z.string(), z.unknown())
+  .refine((a) => !("at" in a), { message: "a lesson's action has no `at`: it happens at its step" })
+  .pipe(z.preprocess((a) => ({ ...(a as object), at: 0 }), actionSchema));
+
+const common = { title: z.string().min(1).max(80).optional(), highlight: z.array(highlight).max(8).optional() };
+
+const step = z.discriminatedUnion("kind", [
+  /** Words on screen; time stands still. */
+  z.strictObject({ ...common, kind: z.literal("narrate"), text: prose }),
+  /** The engine runs (at `speed` in the page) until `until` holds; after `within` of virtual time the step says it did not happen. */
+  z.strictObject({
+    ...common,
+    kind: z.literal("play"),
+    text: prose.optional(),
+    until: condition,
+    within: duration,
+    speed: z.number().positive().max(100).optional(),
+  }),
+  /** The lesson does something, shown as a user's action would be. */
+  z.strictObject({ ...common, kind: z.literal("act"), text: prose.optional(), do: lessonAction }),
+  /**
+   * The learner does it: the step waits for an action of this kind on this target (a role
+   * such as "leader" is resolved when the learner acts), and offers "Do it for me".
+   */
+  z.strictObject({ ...common, kind: z.literal("your-turn"), text: prose, do: lessonAction, hint: prose.optional() }),
+  /**
+   * A question before the answer: the learner picks a choice, reads the feedback on it, then
+   * the engine plays until `reveal` holds, which is what makes the correct choice true.
+   */
+  z.strictObject({
+    ...common,
+    kind: z.literal("predict"),
+    text: prose,
+    choices: z
+      .array(z.strictObject({ text: z.string().min(1).max(200), correct: z.boolean().default(false), feedback: prose }))
+      .min(2)
+      .max(6)
+      .refine((cs) => cs.filter((c) => c.correct).length === 1, { message: "exactly one choice is correct" }),
+    reveal: z.strictObject({ until: condition, within: duration, speed: z.number().positive().max(100).optional() }),
+  }),
+]);
+
+export const lessonSectionSchema = z.strictObject({
+  /** Short and stable: the course menu, progress and ?lesson= links use it. */
+  id: z.string().regex(/^[a-z0-9-]{1,40}$/, "an id is 1 to 40 lower-case letters, digits and dashes"),
+  title: z.string().min(1).max(80),
+  /** One sentence for the course menu. */
+  summary: z.string().min(1).max(300),
+  /** About how long it takes (the course asks for 3 to 8). */
+  minutes: z.number().int().min(1).max(30),
+  /** Its place in the course (1, 2, ...). */
+  order: z.number().int().min(1).max(99),
+  steps: z.array(step).min(1).max(60),
+  /** Public sources, cited at the end. */
+  sources: z.array(z.strictObject({ title: z.string().min(1), url: z.url() })).max(10).default([]),
+});
+
+export type LessonSection = z.output<typeof lessonSectionSchema>;
+export type LessonStep = LessonSection["steps"][number];
+export interface Lesson {
+  readonly scenario: Scenario;
+  readonly lesson: LessonSection;
+}
+
+export type LessonParse = { ok: true; lesson: Lesson } | { ok: false; errors: string[] };
+
+/** Validates a lesson file's JSON: the scenario part with the scenario schema, the `lesson` section with its own. */
+export function parseLesson(input: unknown): LessonParse {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, errors: ["a lesson file is a JSON object"] };
+  const { lesson, ...rest } = input as Record<string, unknown>;
+  if (lesson === undefined) return { ok: false, errors: ["lesson: missing (a lesson file is a scenario with a `lesson` section)"] };
+  const scenario: ScenarioParse = parseScenario(rest);
+  const section = lessonSectionSchema.safeParse(lesson);
+  const errors = [
+    ...(scenario.ok ? [] : scenario.errors),
+    ...(section.success ? [] : section.error.issues.slice(0, 50).map((i) => `lesson.${i.path.map(String).join(".")}: ${clip(i.message, 200)}`)),
+  ];
+  if (!scenario.ok || !section.success) return { ok: false, errors };
+  return { ok: true, lesson: { scenario: scenario.scenario, lesson: section.data } };
+}
+
+export function parseLessonText(text: string): LessonParse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, errors: [`not valid JSON: ${clip((e as Error).message, 200)}`] };
+  }
+  return parseLesson(json);
+}
+
+/** The glossary terms a step's words mark with [[term]] (or [[term|shown words]]). */
+export function markedTerms(text: string): string[] {
+  return [...text.matchAll(/\[\[([^\]|]+)(?:\|[^\]]*)?\]\]/g)].map((m) => (m[1] as string).trim().toLowerCase());
+}
+
+/** Every piece of prose in a lesson, for the glossary check and the page. */
+export function lessonTexts(l: LessonSection): string[] {
+  return l.steps.flatMap((s) => {
+    switch (s.kind) {
+      case "narrate":
+        return [s.text];
+      case "play":
+      case "act":
+        return s.text === undefined ? [] : [s.text];
+      case "your-turn":
+        return s.hint === undefined ? [s.text] : [s.text, s.hint];
+      case "predict":
+        return [s.text, ...s.choices.flatMap((c) => [c.text, c.feedback])];
+      default: {
+        const unhandled: never = s;
+        throw new Error(`lessonTexts: unhandled step ${(unhandled as LessonStep).kind}`);
+      }
+    }
+  });
+}
