@@ -9,15 +9,21 @@
 import { accessSync, closeSync, constants, createWriteStream, openSync, readFileSync, statSync, type WriteStream, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import type { Lesson } from "../core/lesson/schema";
+import { parseLessonText } from "../core/lesson/schema";
 import { type RunResult, runScenario, unexpected } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
 import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import { clip, formatInstant, MAX_DURATION_US, parseDuration } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
+import { runLessonFiles } from "./lessons";
 
 const USAGE = `Usage: npm run sim -- [options]
 
   --scenario FILE     run a scenario file (repeatable); without it, a default run
+  --lesson FILE       walk a lesson file step by step (repeatable), doing every
+                      "your turn" step; fails at the first step whose condition
+                      is not met (format: docs/lessons.md)
   --seed N            the seed (overrides the scenario's)
   --seeds A..B        a sweep over seeds A to B inclusive
   --nodes N           cluster size, 1 to ${MAX_NODES}
@@ -53,6 +59,7 @@ class UsageError extends Error {}
 
 interface Options {
   scenarios: { file: string; scenario: Scenario }[];
+  lessons: { file: string; lesson: Lesson }[];
   seeds: number[] | null;
   nodes: number | undefined;
   durationUs: number | undefined;
@@ -73,6 +80,7 @@ function parseOptions(argv: string[]): Options | "help" {
       args: argv,
       options: {
         scenario: { type: "string", multiple: true },
+        lesson: { type: "string", multiple: true },
         seed: { type: "string" },
         seeds: { type: "string" },
         nodes: { type: "string" },
@@ -131,30 +139,22 @@ function parseOptions(argv: string[]): Options | "help" {
 
   const files = (v.scenario as string[] | undefined) ?? [];
   const scenarios = files.map((file) => {
-    let text: string;
-    try {
-      // A device or a pipe (/dev/zero) would be read forever: only regular files, and not huge ones.
-      const st = statSync(file);
-      if (!st.isFile()) throw new UsageError(`cannot read scenario ${clip(file)}: not a regular file`);
-      if (st.size > MAX_SCENARIO_FILE_BYTES) {
-        throw new UsageError(`cannot read scenario ${clip(file)}: ${st.size} bytes, over the ${MAX_SCENARIO_FILE_BYTES / 1024 / 1024} MB limit`);
-      }
-      text = readFileSync(file, "utf8");
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      throw new UsageError(`cannot read scenario ${clip(file)}: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
-    }
-    const r = parseScenarioText(text);
-    if (!r.ok) {
-      const shown = r.errors.slice(0, 20).map((x) => clip(x, 300));
-      if (r.errors.length > shown.length) shown.push(`... and ${r.errors.length - shown.length} more`);
-      throw new UsageError(`scenario ${clip(file)} is not valid:\n  ${shown.join("\n  ")}`);
-    }
+    const r = parseScenarioText(readInput("scenario", file));
+    if (!r.ok) throw new UsageError(`scenario ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
     return { file, scenario: r.scenario };
   });
+  const lessons = ((v.lesson as string[] | undefined) ?? []).map((file) => {
+    const r = parseLessonText(readInput("lesson", file));
+    if (!r.ok) throw new UsageError(`lesson ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
+    return { file, lesson: r.lesson };
+  });
+  if (lessons.length > 0 && (scenarios.length > 0 || seeds !== null || v.trace !== undefined || v.history !== undefined || v.nemesis !== undefined)) {
+    throw new UsageError("--lesson runs lessons as they are written: give it alone (with --json or --quiet)");
+  }
 
   const opts: Options = {
     scenarios,
+    lessons,
     seeds,
     nodes: int("nodes", v.nodes as string | undefined, 1, MAX_NODES),
     durationUs,
@@ -227,6 +227,27 @@ function reproduce(file: string | null, seed: number, o: Options): string {
   return parts.join(" ");
 }
 
+/** A scenario or lesson file's text: only regular files, and not huge ones (a device such as /dev/zero would be read for ever). */
+function readInput(kind: string, file: string): string {
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new UsageError(`cannot read ${kind} ${clip(file)}: not a regular file`);
+    if (st.size > MAX_SCENARIO_FILE_BYTES) {
+      throw new UsageError(`cannot read ${kind} ${clip(file)}: ${st.size} bytes, over the ${MAX_SCENARIO_FILE_BYTES / 1024 / 1024} MB limit`);
+    }
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot read ${kind} ${clip(file)}: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
+  }
+}
+
+function shownErrors(errors: readonly string[]): string {
+  const shown = errors.slice(0, 20).map((x) => clip(x, 300));
+  if (errors.length > shown.length) shown.push(`... and ${errors.length - shown.length} more`);
+  return shown.join("\n  ");
+}
+
 function main(argv: string[]): number {
   let o: Options;
   try {
@@ -243,6 +264,7 @@ function main(argv: string[]): number {
     }
     throw e;
   }
+  if (o.lessons.length > 0) return runLessonFiles(o.lessons, o.json, o.quiet) ? EXIT_OK : EXIT_FAILED;
 
   const jobs: { file: string | null; scenario: Scenario }[] =
     o.scenarios.length > 0 ? o.scenarios : [{ file: null, scenario: defaultScenario(o) }];

@@ -194,3 +194,26 @@ describe("npm run sim with lease holders", () => {
     }
   });
 });
+
+describe("--lesson", () => {
+  it("walks a lesson to its end (exit 0), and stops at the first step whose condition is not met (exit 3, naming it)", () => {
+    const ok = sim("--lesson", "lessons/07-fencing.json");
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/ok {3}lessons\/07-fencing\.json: lesson fencing/);
+    const dir = mkdtempSync(join(tmpdir(), "lesson-"));
+    const file = join(dir, "bad.json");
+    const steps = [
+      { kind: "narrate", text: "Hello." },
+      { kind: "play", title: "Never", until: { that: "term-at-least", term: 99 }, within: "1s" },
+    ];
+    writeFileSync(file, JSON.stringify({ seed: 1, lesson: { id: "bad", title: "Bad", summary: "s", minutes: 3, order: 1, steps } }));
+    const bad = sim("--lesson", file, "--json");
+    expect(bad.code).toBe(3);
+    const doc = JSON.parse(bad.out);
+    expect(doc.ok).toBe(false);
+    expect(doc.lessons[0].failure).toMatch(/^lesson bad, step 2 \(play: Never\): not within 1 s/);
+    const mixed = sim("--lesson", file, "--seed", "2");
+    expect(mixed.code).toBe(2);
+    expect(mixed.err).toMatch(/--lesson runs lessons as they are written/);
+  });
+});
