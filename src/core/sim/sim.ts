@@ -99,7 +99,7 @@ export class Simulation extends Kernel {
     let bestTerm = -1;
     for (const id of this.nodeIds) {
       const p = this.proc(id);
-      const node = (p.logic as RaftServer).node;
+      const node = logicOf(p, "node")?.node ?? null;
       if (p.status !== "down" && node !== null && node.role === "leader" && node.term > bestTerm) {
         best = id;
         bestTerm = node.term;
