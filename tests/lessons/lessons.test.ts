@@ -91,6 +91,16 @@ describe("the lesson engine", () => {
     expect(r.failure).toMatch(/^lesson tiny, step 3 \(play: Never\): not within 2 s: /);
   });
 
+  it("a play step may run for a while instead of waiting on a condition, but not both", () => {
+    const r = runLesson(tiny([{ kind: "play", for: "1500ms" }, { kind: "narrate", text: "Later." }]));
+    expect(r.ok).toBe(true);
+    expect(r.steps[1]?.startUs).toBe(1_500_000);
+    const p = parseLesson({
+      lesson: { id: "x", title: "X", summary: "s", minutes: 3, order: 1, steps: [{ kind: "play", for: "1s", until: { that: "leader-exists" }, within: "1s" }] },
+    });
+    expect(p.ok ? [] : p.errors).toEqual([expect.stringMatching(/a play step either waits `until` a condition \(with `within`\), or runs `for` a while/)]);
+  });
+
   it("stops a play step at the very event that made its condition true", () => {
     const lesson = tiny([{ kind: "narrate", text: "x" }]);
     const e = new LessonEngine(lesson);

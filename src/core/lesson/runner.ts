@@ -38,8 +38,8 @@ export class LessonEngine {
   ) {
     const counted = new Set(
       lesson.lesson.steps.flatMap((s) => {
-        const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : null;
-        return c !== null && c.that === "messages" ? [c.type] : [];
+        const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : undefined;
+        return c !== undefined && c.that === "messages" ? [c.type] : [];
       }),
     );
     this.observer = new RunObserver(counted);
@@ -74,6 +74,12 @@ export class LessonEngine {
     this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, end, stopWhen).next;
     if (held || this.holds(until).ok) return { ok: true, detail: `after ${formatDuration(this.sim.now - start)}` };
     return { ok: false, detail: `not within ${formatDuration(withinUs)}: ${this.holds(until).detail}` };
+  }
+
+  /** Runs the engine for `us` of virtual time. */
+  playFor(us: number): Outcome {
+    this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, this.sim.now + us).next;
+    return { ok: true, detail: `${formatDuration(us)} passed` };
   }
 
   /** Does an action now, as a user's action is done; says why when it cannot run. */
@@ -144,7 +150,7 @@ export function runStep(engine: LessonEngine, step: LessonStep): Outcome {
     case "narrate":
       return { ok: true, detail: "" };
     case "play":
-      return engine.playUntil(step.until, step.within);
+      return step.until !== undefined && step.within !== undefined ? engine.playUntil(step.until, step.within) : engine.playFor(step.for ?? 0);
     case "act":
     case "your-turn":
       return engine.act(step.do);

@@ -39,15 +39,24 @@ const common = { title: z.string().min(1).max(80).optional(), highlight: z.array
 const step = z.discriminatedUnion("kind", [
   /** Words on screen; time stands still. */
   z.strictObject({ ...common, kind: z.literal("narrate"), text: prose }),
-  /** The engine runs (at `speed` in the page) until `until` holds; after `within` of virtual time the step says it did not happen. */
-  z.strictObject({
-    ...common,
-    kind: z.literal("play"),
-    text: prose.optional(),
-    until: condition,
-    within: duration,
-    speed: z.number().positive().max(100).optional(),
-  }),
+  /**
+   * The engine runs (at `speed` in the page) until `until` holds; after `within` of virtual
+   * time the step says it did not happen. Or, with `for` and no condition, it runs that long
+   * ("two seconds pass").
+   */
+  z
+    .strictObject({
+      ...common,
+      kind: z.literal("play"),
+      text: prose.optional(),
+      until: condition.optional(),
+      within: duration.optional(),
+      for: duration.optional(),
+      speed: z.number().positive().max(100).optional(),
+    })
+    .refine((s) => (s.until !== undefined && s.within !== undefined && s.for === undefined) || (s.until === undefined && s.within === undefined && s.for !== undefined), {
+      message: "a play step either waits `until` a condition (with `within`), or runs `for` a while",
+    }),
   /** The lesson does something, shown as a user's action would be. */
   z.strictObject({ ...common, kind: z.literal("act"), text: prose.optional(), do: lessonAction }),
   /**
