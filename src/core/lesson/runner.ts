@@ -94,34 +94,39 @@ export class LessonEngine {
    * (how long a pause lasts, a value written) may differ.
    */
   matches(asked: ScenarioAction, done: Action): boolean {
-    const want = toSimAction(asked) as Record<string, unknown>;
-    if (want.type !== done.type) return false;
-    const got = done as unknown as Record<string, unknown>;
-    for (const field of TARGETS) {
-      const ref = want[field];
-      if (typeof ref !== "string") continue;
-      const actual = got[field];
-      if (typeof actual !== "string" || !this.sameTarget(ref, actual)) return false;
-    }
-    return true;
+    return actionMatches(this.sim, asked, done);
   }
+}
 
-  private sameTarget(ref: string, actual: string): boolean {
-    const id = this.resolveOrNull(actual);
-    if (id === null) return false;
-    const any = ANY[ref];
-    if (any !== undefined) return any(this.sim).includes(id);
-    if (ref === "follower") return this.sim.nodeIds.includes(id) && id !== this.sim.leader() && this.sim.isUp(id);
-    return this.resolveOrNull(ref) === id;
+/** LessonEngine.matches on any simulation (the page's host checks the learner's actions on its own). */
+export function actionMatches(sim: Simulation, asked: ScenarioAction, done: Action): boolean {
+  const want = toSimAction(asked) as Record<string, unknown>;
+  if (want.type !== done.type) return false;
+  const got = done as unknown as Record<string, unknown>;
+  for (const field of TARGETS) {
+    const ref = want[field];
+    if (typeof ref !== "string") continue;
+    const actual = got[field];
+    if (typeof actual !== "string" || !sameTarget(sim, ref, actual)) return false;
   }
+  return true;
+}
 
-  private resolveOrNull(ref: string): string | null {
-    if (ANY[ref] !== undefined) return null;
-    try {
-      return this.sim.resolve(ref);
-    } catch {
-      return null;
-    }
+function sameTarget(sim: Simulation, ref: string, actual: string): boolean {
+  const id = resolveOrNull(sim, actual);
+  if (id === null) return false;
+  const any = ANY[ref];
+  if (any !== undefined) return any(sim).includes(id);
+  if (ref === "follower") return sim.nodeIds.includes(id) && id !== sim.leader() && sim.isUp(id);
+  return resolveOrNull(sim, ref) === id;
+}
+
+function resolveOrNull(sim: Simulation, ref: string): string | null {
+  if (ANY[ref] !== undefined) return null;
+  try {
+    return sim.resolve(ref);
+  } catch {
+    return null;
   }
 }
 

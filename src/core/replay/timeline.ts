@@ -270,6 +270,18 @@ export class Timeline {
     this.advanceTo(t);
   }
 
+  /**
+   * Moves the cursor to a recorded moment of the current branch: virtual time `time` with
+   * exactly `handled` events handled (a run stopped at an event may have more due at the
+   * same microsecond, which seek(time) would handle too).
+   */
+  seekMoment(time: number, handled: number): void {
+    const t = Math.max(0, Math.min(Math.round(time), this.cur.end));
+    this.restore(this.snapAtOrBefore((x) => x.sim.now <= t && x.sim.handled <= handled));
+    while (this.sim.eventsHandled < handled && this.handleOne()) {}
+    if (this.sim.now < t) this.advanceTo(t, () => true);
+  }
+
   /** Goes back exactly one handled event. Returns false at the very start. */
   stepBack(): boolean {
     const target = this.sim.eventsHandled - 1;
