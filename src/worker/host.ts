@@ -9,6 +9,7 @@ import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
 import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
+import type { Lesson } from "../core/lesson/schema";
 import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
@@ -16,6 +17,7 @@ import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
+import { type LessonControls, LessonPlayer, newLessonRun } from "./lessonPlayer";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
@@ -56,6 +58,18 @@ export class SimHost {
   private lastStep: readonly string[] = [];
   /** Something changed since the last view was posted. */
   private dirty = false;
+  /** The lesson being played (?lesson=), or null for a plain run. */
+  private lesson: LessonPlayer | null = null;
+  private readonly lessonControls: LessonControls = {
+    play: (speed) => {
+      this.speed = clampSpeed(speed);
+      this.play();
+    },
+    stop: () => this.stop(),
+    jumped: () => {
+      this.epoch++;
+    },
+  };
 
   constructor(private readonly env: HostEnv) {}
 
@@ -86,6 +100,10 @@ export class SimHost {
       }
       case "restart": {
         if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
+        if (this.lesson !== null) {
+          this.startLesson(this.settings, this.lesson.lesson, 0);
+          return;
+        }
         const settings = { ...this.settings, speed: this.speed, autoplay: true };
         // An opened file or link starts again with its own actions, from time zero.
         this.start(settings, this.imported ? this.scenario : undefined, 0);
@@ -127,10 +145,26 @@ export class SimHost {
         this.speed = clampSpeed(msg.speed);
         return;
       case "act": {
-        const failure = this.requireTimeline().act(msg.action);
+        const tl = this.requireTimeline();
+        const branch = tl.branchId;
+        const wanted = this.lesson?.wants(msg.action) ?? false;
+        const failure = tl.act(msg.action);
+        this.lesson?.acted(wanted, failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
       }
+      case "lesson-start":
+        this.startLesson(msg.settings, msg.lesson, msg.step);
+        return;
+      case "lesson-step":
+        this.requireLesson().goTo(msg.index);
+        return;
+      case "lesson-do-it-for-me":
+        this.requireLesson().doItForMe();
+        return;
+      case "lesson-choose":
+        this.requireLesson().choose(msg.choice);
+        return;
       case "hidden":
         this.hidden = msg.hidden;
         if (msg.hidden) this.cancelTimer();
@@ -182,6 +216,7 @@ export class SimHost {
       timeline.seek(Math.min(cursor, timeline.end));
     }
     this.stop();
+    this.lesson = null;
     this.timeline = timeline;
     this.journal = journal;
     this.scenario = scenario;
@@ -197,6 +232,33 @@ export class SimHost {
         message: `The shared moment (${formatInstant(shortOf)}) was too far to reach at once: the run is shown at ${formatInstant(timeline.now)}. Press Play to go on to it.`,
       });
     }
+  }
+
+  /** A lesson's run, paused at its step `at` (the steps before it played headless). */
+  private startLesson(settings: RunSettings, lesson: Lesson, at: number): void {
+    const problems = configProblems(scenarioConfig(lesson.scenario));
+    if (problems.length > 0) throw new Error(`cannot start the lesson: ${problems.join("; ")}`);
+    const { timeline, journal, observer } = newLessonRun(lesson, {
+      maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
+      maxSnapshots: MAX_SNAPSHOTS,
+      snapshotBytes: estimateSnapshotBytes,
+    });
+    this.stop();
+    this.timeline = timeline;
+    this.journal = journal;
+    this.scenario = lesson.scenario;
+    this.imported = true;
+    this.settings = { ...settings, autoplay: false };
+    this.runId++;
+    this.epoch++;
+    this.speed = clampSpeed(settings.speed);
+    this.lesson = new LessonPlayer(lesson, timeline, observer, this.lessonControls);
+    this.lesson.start(at);
+  }
+
+  private requireLesson(): LessonPlayer {
+    if (this.lesson === null) throw new Error("no lesson is running");
+    return this.lesson;
   }
 
   /** The current branch up to the cursor, as text: a scenario file, an NDJSON trace, or the client history. */
@@ -276,9 +338,12 @@ export class SimHost {
     const wholeUs = Math.floor(virtualUs);
     this.carryUs = virtualUs - wholeUs;
     const violationsBefore = sim.violations.length;
+    const lesson = this.lesson;
     try {
-      // Stops at the very event that broke an invariant, so the screen shows that moment.
-      tl.advanceTo(sim.now + wholeUs, () => sim.violations.length > violationsBefore);
+      // Stops at the very event that broke an invariant, so the screen shows that moment (and, in a lesson, at the event that ends a step).
+      const to = Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
+      tl.advanceTo(to, () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false));
+      lesson?.afterAdvance();
     } catch (e) {
       this.stop();
       this.env.post({ type: "error", message: `the simulation stopped: ${e instanceof Error ? e.message : String(e)}` });
@@ -297,7 +362,7 @@ export class SimHost {
     this.dirty = false;
     const fresh = this.postedEpoch !== this.epoch;
     this.postedEpoch = this.epoch;
-    const view = viewOf(tl.sim, {
+    const base = viewOf(tl.sim, {
       runId: this.runId,
       epoch: this.epoch,
       opened: this.imported,
@@ -309,6 +374,7 @@ export class SimHost {
       journal: this.journal,
       lastStep: this.lastStep,
     });
+    const view = this.lesson === null ? base : { ...base, lesson: this.lesson.view() };
     this.env.post({ type: "view", view });
   }
 }

@@ -11,6 +11,7 @@
  */
 import type { Role } from "../core/raft/types";
 import type { ClockState } from "../core/sim/clock";
+import type { Lesson } from "../core/lesson/schema";
 import type { Scenario } from "../core/scenario/schema";
 import type { Action, ProcStatus } from "../core/sim/sim";
 
@@ -62,6 +63,17 @@ export type ToWorker =
    * (speed, autoplay).
    */
   | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario }
+  /**
+   * Starts a lesson (a fresh run of its scenario, paused) at step `step` (from 0): the steps
+   * before it are played headless, each "your turn" done for the learner.
+   */
+  | { readonly type: "lesson-start"; readonly settings: RunSettings; readonly lesson: Lesson; readonly step: number }
+  /** Goes to a step of the running lesson: back to an earlier step's recorded moment, or on to the next one. */
+  | { readonly type: "lesson-step"; readonly index: number }
+  /** The current "your turn" step's action, done for the learner. */
+  | { readonly type: "lesson-do-it-for-me" }
+  /** The learner's answer to the current "predict" step (a choice's index): the engine then plays until the reveal. */
+  | { readonly type: "lesson-choose"; readonly choice: number }
   /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
   | { readonly type: "restart" }
   | { readonly type: "play" }
@@ -376,6 +388,29 @@ export interface EventLine {
   readonly procs: readonly string[];
 }
 
+/**
+ * A step of a lesson: waiting for the learner (a "your turn" or a question), playing until
+ * its condition holds, done (Next goes on), or failed (its condition did not hold in time).
+ */
+export type LessonStepStatus = "waiting" | "playing" | "done" | "failed";
+
+/** Where a running lesson is. */
+export interface LessonView {
+  readonly id: string;
+  /** The current step (from 0). */
+  readonly index: number;
+  readonly count: number;
+  readonly status: LessonStepStatus;
+  /** What happened, in words ("after 1.2 s", "not within 3 s: ..."), or "". */
+  readonly detail: string;
+  /** The learner's answer to this step's question, or null. */
+  readonly choice: number | null;
+  /** The furthest step reached (from 0). */
+  readonly reached: number;
+  /** The virtual time this step began at (µs): where Back returns to. */
+  readonly startedAt: number;
+}
+
 /** Everything the page shows, as of virtual time `now`. */
 export interface SimView {
   /** Changes whenever a new run starts (the page clears what it accumulated). */
@@ -427,6 +462,8 @@ export interface SimView {
   readonly eventsHandled: number;
   /** What the last Step did, one line per trace event (sends and deliveries included); empty after anything else. */
   readonly lastStep: readonly string[];
+  /** The lesson being played (?lesson=), if any. */
+  readonly lesson?: LessonView;
 }
 
 export type FromWorker =

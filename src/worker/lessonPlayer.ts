@@ -1,0 +1,349 @@
+/**
+ * Plays a lesson on the host's Timeline, step by step, the way LessonEngine does headless
+ * (core/lesson/runner.ts): a step's condition is a scenario expectation checked with
+ * checkExpectation on a RunObserver that time travel saves and restores with the journal.
+ *
+ * Every step begins at a recorded moment (virtual time and events handled). Back returns
+ * there exactly (Timeline.seekMoment); Next goes to the next step's moment when it was
+ * reached before, so nothing the learner did is played or asked again.
+ */
+import type { Lesson, LessonStep } from "../core/lesson/schema";
+import { actionMatches } from "../core/lesson/runner";
+import { type Companion, Timeline } from "../core/replay/timeline";
+import { toSimAction } from "../core/scenario/actions";
+import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
+import type { Expectation } from "../core/scenario/schema";
+import type { Action, Simulation } from "../core/sim/sim";
+import { formatDuration } from "../core/sim/time";
+import { Journal } from "./journal";
+import type { LessonStepStatus, LessonView } from "./protocol";
+
+/** What the lesson asks of the host that runs it. */
+export interface LessonControls {
+  /** Plays the run at `speed` virtual seconds per real second. */
+  play(speed: number): void;
+  stop(): void;
+  /** The cursor jumped in time (the page replaces what it accumulated). */
+  jumped(): void;
+}
+
+/** A step's recorded beginning. */
+interface Moment {
+  readonly t: number;
+  readonly handled: number;
+  readonly branch: number;
+}
+
+/** How a step ended (shown again when the learner comes back to it). */
+interface Outcome {
+  readonly status: LessonStepStatus;
+  readonly detail: string;
+  readonly choice: number | null;
+}
+
+/** The engine's default speed in a lesson's play steps: one virtual second per real second. */
+export const LESSON_SPEED = 1;
+
+/** What the learner has to wait for: a condition, until a virtual time. */
+interface Goal {
+  readonly until: Expectation;
+  readonly endUs: number;
+  readonly startUs: number;
+  readonly withinUs: number;
+}
+
+/** The message types a lesson's conditions count (RunObserver counts only those). */
+function countedTypes(lesson: Lesson): Set<string> {
+  return new Set(
+    lesson.lesson.steps.flatMap((s) => {
+      const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : null;
+      return c !== null && c.that === "messages" ? [c.type] : [];
+    }),
+  );
+}
+
+type ObserverState = {
+  acks: [string, number][];
+  holderState: [string, string][];
+  visited: [string, string[]][];
+  writes: { holder: string; accepted: boolean }[];
+  sends: [string, { t: number[]; bytes: number[] }][];
+};
+
+function saveObserver(o: RunObserver): ObserverState {
+  return {
+    acks: [...o.acks],
+    holderState: [...o.holderState],
+    visited: [...o.holderVisited].map(([k, v]) => [k, [...v]]),
+    writes: o.storageWrites.map((w) => ({ ...w })),
+    sends: [...o.sends].map(([k, v]) => [k, { t: v.t.slice(), bytes: v.bytes.slice() }]),
+  };
+}
+
+function loadObserver(o: RunObserver, s: ObserverState): void {
+  o.acks.clear();
+  for (const [k, v] of s.acks) o.acks.set(k, v);
+  o.holderState.clear();
+  for (const [k, v] of s.holderState) o.holderState.set(k, v);
+  o.holderVisited.clear();
+  for (const [k, v] of s.visited) o.holderVisited.set(k, new Set(v));
+  o.storageWrites.length = 0;
+  for (const w of s.writes) o.storageWrites.push({ ...w });
+  o.sends.clear();
+  for (const [k, v] of s.sends) o.sends.set(k, { t: v.t.slice(), bytes: v.bytes.slice() });
+}
+
+/** A run of a lesson's scenario, ready for time travel: the journal and the lesson's observer are saved in its snapshots. */
+export function newLessonRun(
+  lesson: Lesson,
+  options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
+): { timeline: Timeline; journal: Journal; observer: RunObserver } {
+  const journal = new Journal();
+  const observer = new RunObserver(countedTypes(lesson));
+  const sim = buildSimulation(lesson.scenario, {
+    onTrace: (e) => {
+      journal.listener(e);
+      observer.observe(e);
+    },
+  });
+  const companion: Companion = {
+    save: () => ({ journal: journal.save(), observer: saveObserver(observer) }),
+    load: (saved) => {
+      const s = saved as { journal: unknown; observer: ObserverState };
+      journal.load(s.journal);
+      loadObserver(observer, s.observer);
+    },
+    savedBytes: (saved) => journal.savedBytes((saved as { journal: unknown }).journal),
+  };
+  const timeline = new Timeline(sim, scenarioActions(lesson.scenario), { ...options, companion });
+  return { timeline, journal, observer };
+}
+
+export class LessonPlayer {
+  private index = 0;
+  private status: LessonStepStatus = "done";
+  private detail = "";
+  private choice: number | null = null;
+  private reached = 0;
+  private goal: Goal | null = null;
+  private moments: Moment[] = [];
+  /** Where each step ended (its outcome was reached). */
+  private ends: (Moment | undefined)[] = [];
+  /** The cursor was moved to a recorded moment (Back): Next then goes on from where the step ended. */
+  private revisiting = false;
+  private outcomes: (Outcome | undefined)[] = [];
+
+  constructor(
+    readonly lesson: Lesson,
+    private readonly tl: Timeline,
+    private readonly observer: RunObserver,
+    private readonly ctl: LessonControls,
+  ) {}
+
+  private get steps(): readonly LessonStep[] {
+    return this.lesson.lesson.steps;
+  }
+
+  /** Opens the lesson at step `at` (from 0): the steps before it are played headless, each "your turn" done for the learner. */
+  start(at: number): void {
+    const last = Math.max(0, Math.min(at, this.steps.length - 1));
+    for (let i = 0; i < last; i++) {
+      this.enter(i, true);
+      if (this.status === "waiting") this.finishForLearner();
+    }
+    this.enter(last, false);
+  }
+
+  view(): LessonView {
+    return {
+      id: this.lesson.lesson.id,
+      index: this.index,
+      count: this.steps.length,
+      status: this.status,
+      detail: this.detail,
+      choice: this.choice,
+      reached: this.reached,
+      startedAt: this.moments[this.index]?.t ?? 0,
+    };
+  }
+
+  // ---- the learner -------------------------------------------------------------------
+
+  /** Back (an earlier step: its recorded moment, exactly) or Next (the following step). */
+  goTo(target: number): void {
+    if (!Number.isInteger(target) || target < 0 || target >= this.steps.length || target === this.index) return;
+    const j = Math.min(target, this.index + 1);
+    const m = this.moments[j];
+    if (m !== undefined && (j < this.index || m.branch === this.tl.branchId)) {
+      this.seek(m);
+      this.index = j;
+      const o = this.outcomes[j];
+      if (o !== undefined) this.show(o);
+      else this.begin(j, false);
+      return;
+    }
+    // On from a step revisited with Back: from where it ended, not from its start.
+    const end = this.ends[this.index];
+    if (this.revisiting && end !== undefined && end.branch === this.tl.branchId) this.seek(end);
+    this.enter(j, false);
+  }
+
+  private seek(m: Moment): void {
+    this.ctl.stop();
+    this.goal = null;
+    this.tl.seekMoment(m.t, m.handled);
+    this.ctl.jumped();
+    this.revisiting = true;
+  }
+
+  private here(): Moment {
+    return { t: this.tl.now, handled: this.tl.sim.eventsHandled, branch: this.tl.branchId };
+  }
+
+  doItForMe(): void {
+    const step = this.steps[this.index];
+    if (step?.kind !== "your-turn" || this.status !== "waiting") return;
+    this.finishForLearner();
+  }
+
+  choose(choice: number): void {
+    const step = this.steps[this.index];
+    if (step?.kind !== "predict" || this.status !== "waiting" || step.choices[choice] === undefined) return;
+    this.choice = choice;
+    this.playFor(step.reveal.until, step.reveal.within, step.reveal.speed, false);
+  }
+
+  /** Before the host applies the learner's own action: is it the one this "your turn" asks for? */
+  wants(action: Action): boolean {
+    const step = this.steps[this.index];
+    return step?.kind === "your-turn" && this.status === "waiting" && actionMatches(this.tl.sim, step.do, action);
+  }
+
+  /** After the host applied the learner's action: a match ends the step; a new branch forgets the steps after this one. */
+  acted(matched: boolean, ok: boolean, forked: boolean): void {
+    if (forked) {
+      this.moments.length = this.index + 1;
+      this.outcomes.length = this.index + 1;
+      this.ends.length = this.index;
+      this.revisiting = false;
+      this.reached = this.index;
+    }
+    if (matched && ok) this.finish("done", "You did it.");
+  }
+
+  // ---- the host's loop --------------------------------------------------------------
+
+  /** While a step plays: how far the host may run (the step's bound), else Infinity. */
+  playBound(): number {
+    return this.goal?.endUs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Checked after every event while playing: the host stops at the event that made the condition true. */
+  goalHolds(): boolean {
+    return this.goal !== null && this.holds(this.goal.until);
+  }
+
+  /** After the host moved time: ends a playing step whose condition holds or whose bound has passed. */
+  afterAdvance(): void {
+    const g = this.goal;
+    if (g === null || this.status !== "playing") return;
+    if (this.holds(g.until)) this.finish("done", `It happened after ${formatDuration(this.tl.now - g.startUs)}.`);
+    else if (this.tl.now >= g.endUs) this.finish("failed", this.notWithin(g));
+  }
+
+  // ---- inside -----------------------------------------------------------------------
+
+  private holds(e: Expectation): boolean {
+    return checkExpectation(this.tl.sim, e, this.observer).ok;
+  }
+
+  private notWithin(g: Goal): string {
+    return `This did not happen within ${formatDuration(g.withinUs)}: ${describeExpectation(g.until)} (${checkExpectation(this.tl.sim, g.until, this.observer).detail}).`;
+  }
+
+  /** Enters step i for the first time from here: records its moment and forgets anything after it. */
+  private enter(i: number, headless: boolean): void {
+    this.ctl.stop();
+    this.goal = null;
+    this.index = i;
+    this.revisiting = false;
+    this.moments.length = i;
+    this.outcomes.length = i;
+    this.ends.length = i;
+    this.moments[i] = this.here();
+    this.reached = i;
+    this.begin(i, headless);
+  }
+
+  /** What a step does as it begins. */
+  private begin(i: number, headless: boolean): void {
+    const step = this.steps[i] as LessonStep;
+    this.choice = null;
+    this.detail = "";
+    switch (step.kind) {
+      case "narrate":
+        this.finish("done", "");
+        return;
+      case "play":
+        this.playFor(step.until, step.within, step.speed, headless);
+        return;
+      case "act": {
+        const failure = this.tl.act(toSimAction(step.do));
+        if (failure === null) this.finish("done", "");
+        else this.finish("failed", `The lesson could not do this: ${failure.error}.`);
+        return;
+      }
+      case "your-turn":
+      case "predict":
+        this.status = "waiting";
+        return;
+      default: {
+        const unhandled: never = step;
+        throw new Error(`lesson: unhandled step ${(unhandled as LessonStep).kind}`);
+      }
+    }
+  }
+
+  private playFor(until: Expectation, withinUs: number, speed: number | undefined, headless: boolean): void {
+    const start = this.tl.now;
+    this.goal = { until, startUs: start, withinUs, endUs: start + withinUs };
+    this.status = "playing";
+    if (this.holds(until)) {
+      this.finish("done", "It is already so.");
+      return;
+    }
+    if (headless) {
+      this.tl.advanceTo(start + withinUs, () => this.holds(until));
+      this.afterAdvance();
+      return;
+    }
+    this.ctl.play(speed ?? LESSON_SPEED);
+  }
+
+  /** "Do it for me": the step's own action, as the learner would have done it. */
+  private finishForLearner(): void {
+    const step = this.steps[this.index];
+    if (step?.kind === "your-turn") {
+      const failure = this.tl.act(toSimAction(step.do));
+      if (failure === null) this.finish("done", "Done for you.");
+      else this.finish("failed", `This could not be done: ${failure.error}.`);
+    } else if (step?.kind === "predict") {
+      this.playFor(step.reveal.until, step.reveal.within, step.reveal.speed, true);
+    }
+  }
+
+  private finish(status: LessonStepStatus, detail: string): void {
+    this.ctl.stop();
+    this.goal = null;
+    this.status = status;
+    this.detail = detail;
+    this.outcomes[this.index] = { status, detail, choice: this.choice };
+    this.ends[this.index] = this.here();
+  }
+
+  private show(o: Outcome): void {
+    this.status = o.status;
+    this.detail = o.detail;
+    this.choice = o.choice;
+  }
+}

@@ -1,0 +1,125 @@
+/** The lesson player in the host: steps, the learner's actions, Back and Next, and opening at a step. */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { type Lesson, parseLessonText } from "../../src/core/lesson/schema";
+import { type HostEnv, SimHost } from "../../src/worker/host";
+import type { FromWorker, LessonView, SimView } from "../../src/worker/protocol";
+
+function fencing(): Lesson {
+  const r = parseLessonText(readFileSync("lessons/07-fencing.json", "utf8"));
+  if (!r.ok) throw new Error(r.errors.join("; "));
+  return r.lesson;
+}
+
+function harness() {
+  const posts: FromWorker[] = [];
+  let real = 0;
+  let pending: { fn: () => void } | null = null;
+  const env: HostEnv = {
+    post: (m) => posts.push(m),
+    nowMs: () => real,
+    setTimer: (fn) => {
+      pending = { fn };
+      return pending;
+    },
+    clearTimer: (h) => {
+      if (pending === h) pending = null;
+    },
+  };
+  const host = new SimHost(env);
+  const last = (): SimView => {
+    const v = posts.flatMap((p) => (p.type === "view" ? [p.view] : [])).at(-1);
+    if (v === undefined) throw new Error("no view");
+    return v;
+  };
+  const lesson = (): LessonView => {
+    const l = last().lesson;
+    if (l === undefined) throw new Error("no lesson in the view");
+    return l;
+  };
+  /** Runs the loop (250 ms of real time a tick) until it stops, at most `n` ticks. */
+  const run = (n = 400): void => {
+    for (let i = 0; i < n && pending !== null; i++) {
+      real += 250;
+      const p = pending;
+      pending = null;
+      p.fn();
+    }
+  };
+  return { host, posts, last, lesson, run, errors: () => posts.filter((p) => p.type === "error") };
+}
+
+const settings = { ...DEFAULT_SETTINGS, autoplay: false };
+
+describe("lesson player", () => {
+  it("walks the fencing lesson: narrate, play, your turn by the learner's own action, predict", () => {
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 0 });
+    expect(h.lesson()).toMatchObject({ id: "fencing", index: 0, count: 7, status: "done" });
+    expect(h.last().playing).toBe(false);
+    h.host.handle({ type: "lesson-step", index: 1 });
+    expect(h.lesson().status).toBe("playing");
+    expect(h.last().playing).toBe(true);
+    h.run();
+    expect(h.lesson().status).toBe("done");
+    expect(h.last().playing).toBe(false);
+    expect(h.last().leases[0]?.holder).toBe("h1");
+    h.host.handle({ type: "lesson-step", index: 2 });
+    h.host.handle({ type: "lesson-step", index: 3 });
+    expect(h.lesson()).toMatchObject({ index: 3, status: "waiting" });
+    // Not the asked action: the step keeps waiting.
+    h.host.handle({ type: "act", action: { type: "heal" } });
+    expect(h.lesson().status).toBe("waiting");
+    h.host.handle({ type: "act", action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } });
+    expect(h.lesson().status).toBe("done");
+    h.host.handle({ type: "lesson-step", index: 4 });
+    h.run();
+    expect(h.lesson()).toMatchObject({ index: 4, status: "done" });
+    h.host.handle({ type: "lesson-step", index: 5 });
+    expect(h.lesson().status).toBe("waiting");
+    h.host.handle({ type: "lesson-choose", choice: 1 });
+    expect(h.lesson()).toMatchObject({ status: "playing", choice: 1 });
+    h.run();
+    expect(h.lesson()).toMatchObject({ index: 5, status: "done", choice: 1 });
+    expect(h.last().storage?.rejected).toBeGreaterThan(0);
+    expect(h.errors()).toEqual([]);
+  });
+
+  it("Back returns to a step's recorded moment exactly; Next goes on without asking again", () => {
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 0 });
+    h.host.handle({ type: "lesson-step", index: 1 });
+    h.run();
+    h.host.handle({ type: "lesson-step", index: 2 });
+    const at2 = { now: h.last().now, events: h.last().eventsHandled };
+    h.host.handle({ type: "lesson-step", index: 3 });
+    h.host.handle({ type: "lesson-do-it-for-me" });
+    expect(h.lesson().status).toBe("done");
+    const actions = h.last().timeline.actions.length;
+    h.host.handle({ type: "lesson-step", index: 4 });
+    h.run();
+    const at5 = { now: h.last().now, events: h.last().eventsHandled };
+    h.host.handle({ type: "lesson-step", index: 2 });
+    expect(h.lesson()).toMatchObject({ index: 2, status: "done", startedAt: at2.now });
+    expect({ now: h.last().now, events: h.last().eventsHandled }).toEqual(at2);
+    h.host.handle({ type: "lesson-step", index: 3 });
+    expect(h.lesson()).toMatchObject({ index: 3, status: "done" });
+    h.host.handle({ type: "lesson-step", index: 4 });
+    expect(h.lesson()).toMatchObject({ index: 4, status: "done" });
+    h.host.handle({ type: "lesson-step", index: 5 });
+    expect(h.lesson()).toMatchObject({ index: 5, status: "waiting" });
+    expect({ now: h.last().now, events: h.last().eventsHandled }).toEqual(at5);
+    expect(h.last().timeline.actions.length).toBe(actions);
+    expect(h.last().timeline.branches.length).toBe(1);
+  });
+
+  it("opens at a step, playing the earlier ones headless", () => {
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 5 });
+    expect(h.lesson()).toMatchObject({ index: 5, status: "waiting", reached: 5 });
+    expect(h.last().leases[0]?.holder).toBe("h2");
+    expect(h.last().timeline.actions.map((a) => a.action.type)).toEqual(["gc-pause"]);
+    expect(h.last().playing).toBe(false);
+  });
+});
