@@ -31,15 +31,22 @@ import {
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 import { trapTab } from "./focusTrap";
+import type { LessonBoot } from "./lesson/boot";
+import { LessonCard } from "./lesson/LessonCard";
 
-/** The page. It needs the store from a LabProvider above it (main.tsx). */
-export function App({ params }: { params: ParsedParams }) {
+/** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
+export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
   const lab = useLabStore();
-  useEffect(() => connectSimulation(lab, params.settings, params.problems, params.run), [lab, params]);
+  useEffect(() => {
+    const first =
+      lesson === undefined ? undefined : ({ type: "lesson-start", settings: params.settings, lesson: lesson.lesson, step: lesson.step } as const);
+    return connectSimulation(lab, params.settings, params.problems, params.run, first);
+  }, [lab, params, lesson]);
   return (
     <div className="app">
       <Notices />
       <ErrorBanner />
+      {lesson !== undefined && <LessonCard lesson={lesson.lesson} />}
       <Body />
       <SettingsDialog />
       <HelpOverlay />

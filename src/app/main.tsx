@@ -1,6 +1,8 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
+import { bootLesson } from "./lesson/boot";
+import { lessonCatalog } from "./lesson/catalog";
 import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
 import { createLabStore, LabProvider } from "./store";
@@ -12,17 +14,20 @@ const rootEl = root;
 /** The page's one store (the tests make their own). */
 const lab = createLabStore();
 
-function render(params: ParsedParams): void {
-  if (params.run !== undefined) {
+function render(parsed: ParsedParams): void {
+  // ?lesson=ID: the lesson's scenario is the run, and its card is on top (an unknown id is explained, and the normal lab opens).
+  const { params, lesson } = bootLesson(window.location.search, parsed, lessonCatalog);
+  if (params.run !== undefined && lesson === undefined) {
     // The link is the authority: make the query say the same run (the hash stays: it is this run's link).
     const { pathname, hash } = window.location;
     window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${hash}`);
   }
-  startUrlSync(lab);
+  // A lesson's address stays the lesson's: no share link is written into it.
+  if (lesson === undefined) startUrlSync(lab);
   createRoot(rootEl).render(
     <StrictMode>
       <LabProvider store={lab}>
-        <App params={params} />
+        <App params={params} {...(lesson === undefined ? {} : { lesson })} />
       </LabProvider>
     </StrictMode>,
   );

@@ -8,8 +8,8 @@ export function startMessage(settings: RunSettings, run: Scenario | undefined): 
   return run === undefined ? { type: "start", settings } : { type: "start", settings, scenario: run };
 }
 
-/** Starts the worker with page settings, or with a share link's run, feeding `lab`; returns a function that stops it. */
-export function connectSimulation(lab: LabStore, settings: RunSettings, notices: readonly string[], run?: Scenario): () => void {
+/** Starts the worker with page settings, or with a share link's run (or `first`: a lesson's start), feeding `lab`; returns a function that stops it. */
+export function connectSimulation(lab: LabStore, settings: RunSettings, notices: readonly string[], run?: Scenario, first?: ToWorker): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });
@@ -28,7 +28,7 @@ export function connectSimulation(lab: LabStore, settings: RunSettings, notices:
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   lab.setState({ settings, notices, view: null, liveView: null, error: null, send });
-  send(startMessage(settings, run));
+  send(first ?? startMessage(settings, run));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });
   document.addEventListener("visibilitychange", onVisibility);
