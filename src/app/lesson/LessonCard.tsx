@@ -9,7 +9,7 @@ import type { Lesson, LessonStep } from "../../core/lesson/schema";
 import { describeExpectation } from "../../core/scenario/runner";
 import { formatInstant } from "../../core/sim/time";
 import type { LessonView } from "../../worker/protocol";
-import { selectSend, selectSetHighlight, useLab } from "../store";
+import { selectSend, selectSetHighlight, useLab, useLabStore } from "../store";
 import { GLOSSARY } from "./catalog";
 import { lessonFocus, lessonKey, stepControls } from "./lessonUi";
 import { loadProgress, saveProgress } from "./progress";
@@ -52,7 +52,7 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
         </div>
         <div className="lesson-buttons">
           <button type="button" onClick={back} disabled={!controls.canBack}>
-            ← Back
+            <span aria-hidden="true">←</span> Back
           </button>
           {controls.doItForMe && (
             <button type="button" onClick={() => send({ type: "lesson-do-it-for-me" })}>
@@ -60,7 +60,13 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
             </button>
           )}
           <button type="button" className="primary" onClick={next} disabled={!controls.canNext}>
-            {last ? "The end" : "Next →"}
+            {last ? (
+              "The end"
+            ) : (
+              <>
+                Next <span aria-hidden="true">→</span>
+              </>
+            )}
           </button>
           <span className="lesson-moment">This step began at {formatInstant(lv.startedAt)}</span>
           <Resume id={lv.id} index={lv.index} />
@@ -217,12 +223,14 @@ function useLessonKeys(back: (() => void) | null, next: (() => void) | null): vo
 /** The step's processes outlined in the ring (the page's highlight) and its panels outlined. */
 function useLessonHighlights(step: LessonStep): void {
   const setHighlight = useLab(selectSetHighlight);
+  const lab = useLabStore();
   useEffect(() => {
     const { procs, panels } = lessonFocus(step);
-    setHighlight(procs);
+    const leader = lab.getState().view?.leader ?? null;
+    setHighlight(procs.map((p) => (p === "leader" && leader !== null ? leader : p)));
     document.body.dataset.lessonPanels = panels.join(" ");
     return () => {
       delete document.body.dataset.lessonPanels;
     };
-  }, [step, setHighlight]);
+  }, [step, setHighlight, lab]);
 }
