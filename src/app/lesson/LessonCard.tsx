@@ -114,7 +114,7 @@ function Prose({ text }: { readonly text: string }) {
         const tip = `${base}-${i}`;
         return (
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a term is focusable so its definition shows for keyboard users too
-          <dfn key={key} className="lesson-term" tabIndex={0} title={p.definition} aria-describedby={tip}>
+          <dfn key={key} className="lesson-term" tabIndex={0} aria-describedby={tip}>
             {p.text}
             <span id={tip} role="tooltip" className="lesson-tip">
               {p.term}: {p.definition}
