@@ -51,6 +51,22 @@ describe("timeline", () => {
     );
   });
 
+  it("seekMoment returns to a moment exactly, even one stopped between events due at the same microsecond", () => {
+    const actions: TimedAction[] = [{ at: 1_500_000, action: { type: "gc-pause", holder: "h1", durationUs: 2_000_000 } }];
+    const tl = new Timeline(new Simulation(config(9)), actions, { snapshotEveryUs: 300_000, maxSnapshots: 8 });
+    const moments: { t: number; handled: number; hash: string }[] = [];
+    for (const stopAt of [37, 250, 251, 900, 1400]) {
+      tl.advanceTo(8_000_000, () => tl.sim.eventsHandled >= stopAt);
+      moments.push({ t: tl.now, handled: tl.sim.eventsHandled, hash: tl.sim.traceHash });
+    }
+    tl.advanceTo(9_000_000);
+    moments.push({ t: tl.now, handled: tl.sim.eventsHandled, hash: tl.sim.traceHash });
+    for (const m of [...moments].reverse().concat(moments)) {
+      tl.seekMoment(m.t, m.handled);
+      expect({ t: tl.now, handled: tl.sim.eventsHandled, hash: tl.sim.traceHash }).toEqual(m);
+    }
+  });
+
   it("playing in chunks, with snapshots, equals one straight run (and the snapshot count stays bounded)", () => {
     const actions: TimedAction[] = [
       { at: 1_000_000, action: { type: "crash", proc: "leader" } },
