@@ -24,6 +24,7 @@ export function LessonCard({ lesson }: { readonly lesson: Lesson }) {
 
 function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: LessonView }) {
   const send = useLab(selectSend);
+  const running = useLab((s) => s.view?.playing ?? false);
   const step = lesson.lesson.steps[lv.index] as LessonStep;
   const controls = stepControls(lv, step);
   const back = (): void => send({ type: "lesson-step", index: lv.index - 1 });
@@ -46,7 +47,7 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
           <StepWords step={step} />
           {step.kind === "predict" && <Question step={step} lv={lv} />}
           <p className={`lesson-status lesson-${lv.status}`} role="status" data-testid="lesson-status">
-            {statusText(step, lv)}
+            {statusText(step, lv, running)}
           </p>
           {last && lesson.lesson.sources.length > 0 && <Sources sources={lesson.lesson.sources} />}
         </div>
@@ -162,11 +163,12 @@ function Question({ step, lv }: { readonly step: Extract<LessonStep, { kind: "pr
   );
 }
 
-function statusText(step: LessonStep, lv: LessonView): string {
+function statusText(step: LessonStep, lv: LessonView, running: boolean): string {
   switch (lv.status) {
     case "playing": {
       const until = step.kind === "play" ? step.until : step.kind === "predict" ? step.reveal.until : null;
-      return until === null ? "Playing…" : `Playing until ${describeExpectation(until)}…`;
+      const what = until === null ? "" : ` until ${describeExpectation(until)}`;
+      return running ? `Playing${what}…` : `Paused: press Play to go on${what}.`;
     }
     case "waiting":
       return step.kind === "predict" ? "Choose an answer: then the engine plays on and shows what happens." : "Waiting for you.";
