@@ -118,6 +118,8 @@ export class SimHost {
       case "step": {
         this.stop();
         const events = this.requireTimeline().step();
+        // A lesson's playing step ends on the event that makes its condition true, stepped or played.
+        this.lesson?.afterAdvance();
         this.lastStep = events.map(stepLine);
         if (events.length === 0) this.lastStep = ["nothing happened: no event is waiting (or the run has stopped)"];
         return;

@@ -4,7 +4,7 @@
  * text, for a projector. The worker plays the steps (worker/lessonPlayer.ts); the card
  * shows the step the view names and sends what the learner asks.
  */
-import { useEffect, useId, useState } from "react";
+import { type RefObject, useEffect, useId, useRef, useState } from "react";
 import type { Lesson, LessonStep } from "../../core/lesson/schema";
 import { describeExpectation } from "../../core/scenario/runner";
 import { formatInstant } from "../../core/sim/time";
@@ -32,6 +32,7 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
   const last = lv.index === lv.count - 1;
   useLessonKeys(controls.canBack ? back : null, controls.canNext ? next : null);
   useLessonHighlights(step);
+  const titleRef = useStepFocus(lv.index);
   useEffect(() => saveProgress(lv.id, lv.reached, lv.count), [lv.id, lv.reached, lv.count]);
   return (
     <section className="lesson-card" aria-labelledby="lesson-title" data-testid="lesson-card">
@@ -43,7 +44,7 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
       </div>
       <div className="lesson-body">
         <div className="lesson-words">
-          <h3 className="lesson-step-title">{step.title ?? KIND_TITLE[step.kind]}</h3>
+          <h3 className="lesson-step-title" ref={titleRef} tabIndex={-1}>{step.title ?? KIND_TITLE[step.kind]}</h3>
           <StepWords step={step} />
           {step.kind === "predict" && <Question step={step} lv={lv} />}
           <p className={`lesson-status lesson-${lv.status}`} role="status" data-testid="lesson-status">
@@ -206,6 +207,23 @@ function Resume({ id, index }: { readonly id: string; readonly index: number }) 
       Go on from step {saved.reached + 1}
     </a>
   );
+}
+
+/**
+ * A new step's title takes the focus when the focus would otherwise be lost (the button
+ * just pressed is now disabled, or nothing had it), so a screen reader reads the new step.
+ */
+function useStepFocus(index: number): RefObject<HTMLHeadingElement | null> {
+  const ref = useRef<HTMLHeadingElement>(null);
+  const shown = useRef(index);
+  useEffect(() => {
+    if (shown.current === index) return;
+    shown.current = index;
+    const active = document.activeElement;
+    const lost = active === null || active === document.body || (active instanceof HTMLButtonElement && active.disabled);
+    if (lost) ref.current?.focus();
+  }, [index]);
+  return ref;
 }
 
 /** PageDown / ArrowRight: Next; PageUp / ArrowLeft: Back (not while typing or on a slider). */
