@@ -71,7 +71,7 @@ test("a lesson: narrate, play, your turn, predict, Back to a step's moment", asy
   await expect(count(page)).toHaveText("Step 5 of 7");
   await back(page).click();
   await expect(count(page)).toHaveText("Step 4 of 7");
-  await expect(page.getByTestId("lesson-status")).toHaveText("You did it.");
+  await expect(page.getByTestId("lesson-status")).toHaveText("You did it. Next goes on from where this step ended.");
   await page.locator("body").press("PageUp");
   await expect(count(page)).toHaveText("Step 3 of 7");
   await expect(time(page)).toHaveText(at3 ?? "");

@@ -341,9 +341,11 @@ export class LessonPlayer {
     this.ends[this.index] = this.here();
   }
 
+  /** A step seen before, at its beginning again: how it ended, and that Next goes on from there. */
   private show(o: Outcome): void {
+    const step = this.steps[this.index] as LessonStep;
     this.status = o.status;
-    this.detail = o.detail;
+    this.detail = step.kind === "narrate" ? o.detail : `${o.detail} Next goes on from where this step ended.`.trim();
     this.choice = o.choice;
   }
 }
