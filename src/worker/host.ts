@@ -150,7 +150,7 @@ export class SimHost {
         const tl = this.requireTimeline();
         const branch = tl.branchId;
         const wanted = this.lesson?.wants(msg.action) ?? false;
-        const failure = tl.act(msg.action);
+        const failure = tl.act(msg.action, this.lesson?.scripted);
         this.lesson?.acted(wanted, failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
@@ -240,7 +240,7 @@ export class SimHost {
   private startLesson(settings: RunSettings, lesson: Lesson, at: number): void {
     const problems = configProblems(scenarioConfig(lesson.scenario));
     if (problems.length > 0) throw new Error(`cannot start the lesson: ${problems.join("; ")}`);
-    const { timeline, journal, observer } = newLessonRun(lesson, {
+    const { timeline, journal, observer, scripted } = newLessonRun(lesson, {
       maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
       maxSnapshots: MAX_SNAPSHOTS,
       snapshotBytes: estimateSnapshotBytes,
@@ -254,7 +254,7 @@ export class SimHost {
     this.runId++;
     this.epoch++;
     this.speed = clampSpeed(settings.speed);
-    this.lesson = new LessonPlayer(lesson, timeline, observer, this.lessonControls);
+    this.lesson = new LessonPlayer(lesson, timeline, observer, this.lessonControls, scripted);
     this.lesson.start(at);
   }
 

@@ -12,6 +12,7 @@ import { actionMatches } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
 import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
+import type { TimedAction } from "../core/scenario/record";
 import type { Expectation } from "../core/scenario/schema";
 import type { Action, Simulation } from "../core/sim/sim";
 import { formatDuration } from "../core/sim/time";
@@ -44,9 +45,9 @@ interface Outcome {
 /** The engine's default speed in a lesson's play steps: one virtual second per real second. */
 export const LESSON_SPEED = 1;
 
-/** What the learner has to wait for: a condition, until a virtual time. */
+/** What the learner has to wait for: a condition, until a virtual time (or, without one, that time). */
 interface Goal {
-  readonly until: Expectation;
+  readonly until: Expectation | null;
   readonly endUs: number;
   readonly startUs: number;
   readonly withinUs: number;
@@ -56,8 +57,8 @@ interface Goal {
 function countedTypes(lesson: Lesson): Set<string> {
   return new Set(
     lesson.lesson.steps.flatMap((s) => {
-      const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : null;
-      return c !== null && c.that === "messages" ? [c.type] : [];
+      const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : undefined;
+      return c !== undefined && c.that === "messages" ? [c.type] : [];
     }),
   );
 }
@@ -97,7 +98,7 @@ function loadObserver(o: RunObserver, s: ObserverState): void {
 export function newLessonRun(
   lesson: Lesson,
   options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
-): { timeline: Timeline; journal: Journal; observer: RunObserver } {
+): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   const journal = new Journal();
   const observer = new RunObserver(countedTypes(lesson));
   const sim = buildSimulation(lesson.scenario, {
@@ -115,8 +116,11 @@ export function newLessonRun(
     },
     savedBytes: (saved) => journal.savedBytes((saved as { journal: unknown }).journal),
   };
-  const timeline = new Timeline(sim, scenarioActions(lesson.scenario), { ...options, companion });
-  return { timeline, journal, observer };
+  const script = scenarioActions(lesson.scenario);
+  const timeline = new Timeline(sim, script, { ...options, companion });
+  // The scenario's own timed actions are the lesson's world: the learner's actions never drop them.
+  const own = new Set<TimedAction>(script);
+  return { timeline, journal, observer, scripted: (a) => own.has(a) };
 }
 
 export class LessonPlayer {
@@ -138,6 +142,8 @@ export class LessonPlayer {
     private readonly tl: Timeline,
     private readonly observer: RunObserver,
     private readonly ctl: LessonControls,
+    /** The scenario's own timed actions (kept ahead when the learner or the lesson acts). */
+    readonly scripted: (a: TimedAction) => boolean,
   ) {}
 
   private get steps(): readonly LessonStep[] {
@@ -240,15 +246,17 @@ export class LessonPlayer {
 
   /** Checked after every event while playing: the host stops at the event that made the condition true. */
   goalHolds(): boolean {
-    return this.goal !== null && this.holds(this.goal.until);
+    return this.goal !== null && this.goal.until !== null && this.holds(this.goal.until);
   }
 
   /** After the host moved time: ends a playing step whose condition holds or whose bound has passed. */
   afterAdvance(): void {
     const g = this.goal;
     if (g === null || this.status !== "playing") return;
-    if (this.holds(g.until)) this.finish("done", `It happened after ${formatDuration(this.tl.now - g.startUs)}.`);
-    else if (this.tl.now >= g.endUs) this.finish("failed", this.notWithin(g));
+    if (g.until === null) {
+      if (this.tl.now >= g.endUs) this.finish("done", `${formatDuration(g.withinUs)} passed.`);
+    } else if (this.holds(g.until)) this.finish("done", `It happened after ${formatDuration(this.tl.now - g.startUs)}.`);
+    else if (this.tl.now >= g.endUs) this.finish("failed", this.notWithin({ ...g, until: g.until }));
   }
 
   // ---- inside -----------------------------------------------------------------------
@@ -257,7 +265,7 @@ export class LessonPlayer {
     return checkExpectation(this.tl.sim, e, this.observer).ok;
   }
 
-  private notWithin(g: Goal): string {
+  private notWithin(g: Goal & { until: Expectation }): string {
     return `This did not happen within ${formatDuration(g.withinUs)}: ${describeExpectation(g.until)} (${checkExpectation(this.tl.sim, g.until, this.observer).detail}).`;
   }
 
@@ -285,10 +293,12 @@ export class LessonPlayer {
         this.finish("done", "");
         return;
       case "play":
-        this.playFor(step.until, step.within, step.speed, headless);
+        // Either until a condition (bounded by `within`), or `for` a while.
+        if (step.until !== undefined && step.within !== undefined) this.playFor(step.until, step.within, step.speed, headless);
+        else this.playFor(null, step.for ?? 0, step.speed, headless);
         return;
       case "act": {
-        const failure = this.tl.act(toSimAction(step.do));
+        const failure = this.tl.act(toSimAction(step.do), this.scripted);
         if (failure === null) this.finish("done", "");
         else this.finish("failed", `The lesson could not do this: ${failure.error}.`);
         return;
@@ -304,16 +314,20 @@ export class LessonPlayer {
     }
   }
 
-  private playFor(until: Expectation, withinUs: number, speed: number | undefined, headless: boolean): void {
+  private playFor(until: Expectation | null, withinUs: number, speed: number | undefined, headless: boolean): void {
     const start = this.tl.now;
     this.goal = { until, startUs: start, withinUs, endUs: start + withinUs };
     this.status = "playing";
-    if (this.holds(until)) {
+    if (until !== null && this.holds(until)) {
       this.finish("done", "It is already so.");
       return;
     }
+    if (withinUs <= 0) {
+      this.afterAdvance();
+      return;
+    }
     if (headless) {
-      this.tl.advanceTo(start + withinUs, () => this.holds(until));
+      this.tl.advanceTo(start + withinUs, until === null ? undefined : () => this.holds(until));
       this.afterAdvance();
       return;
     }
@@ -324,7 +338,7 @@ export class LessonPlayer {
   private finishForLearner(): void {
     const step = this.steps[this.index];
     if (step?.kind === "your-turn") {
-      const failure = this.tl.act(toSimAction(step.do));
+      const failure = this.tl.act(toSimAction(step.do), this.scripted);
       if (failure === null) this.finish("done", "Done for you.");
       else this.finish("failed", `This could not be done: ${failure.error}.`);
     } else if (step?.kind === "predict") {

@@ -51,6 +51,31 @@ describe("timeline", () => {
     );
   });
 
+  it("acting with `keep` leaves the kept recorded actions ahead (no new branch when nothing was explored past the cursor)", () => {
+    const script: TimedAction[] = [
+      { at: 3_000_000, action: { type: "crash", proc: "n1" } },
+      { at: 4_000_000, action: { type: "restart", proc: "n1" } },
+    ];
+    const keep = (a: TimedAction) => script.includes(a);
+    const tl = new Timeline(new Simulation(config(4)), script, { snapshotEveryUs: 500_000 });
+    tl.advanceTo(1_000_000);
+    tl.act({ type: "heal" }, keep);
+    expect(tl.branches()).toHaveLength(1);
+    expect(tl.actions.map((a) => a.action.type)).toEqual(["heal", "crash", "restart"]);
+    tl.advanceTo(5_000_000);
+    const straight = reference(4, [{ at: 1_000_000, action: { type: "heal" } }, ...script], 5_000_000);
+    expect(tl.sim.traceHash).toBe(straight.traceHash);
+    // In the past: a new branch, with the kept actions still ahead and the unkept one gone.
+    tl.seek(2_000_000);
+    tl.act({ type: "timeout", proc: "n2" }, keep);
+    expect(tl.branches()).toHaveLength(2);
+    expect(tl.actions.map((a) => a.action.type)).toEqual(["heal", "timeout", "crash", "restart"]);
+    // Without `keep`, as before: the future is dropped.
+    tl.seek(1_500_000);
+    tl.act({ type: "heal" });
+    expect(tl.actions.map((a) => a.action.type)).toEqual(["heal", "heal"]);
+  });
+
   it("seekMoment returns to a moment exactly, even one stopped between events due at the same microsecond", () => {
     const actions: TimedAction[] = [{ at: 1_500_000, action: { type: "gc-pause", holder: "h1", durationUs: 2_000_000 } }];
     const tl = new Timeline(new Simulation(config(9)), actions, { snapshotEveryUs: 300_000, maxSnapshots: 8 });

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { lessonCatalog } from "../../src/app/lesson/catalog";
 import { type Lesson, parseLessonText } from "../../src/core/lesson/schema";
 import { type HostEnv, SimHost } from "../../src/worker/host";
 import type { FromWorker, LessonView, SimView } from "../../src/worker/protocol";
@@ -121,5 +122,24 @@ describe("lesson player", () => {
     expect(h.last().leases[0]?.holder).toBe("h2");
     expect(h.last().timeline.actions.map((a) => a.action.type)).toEqual(["gc-pause"]);
     expect(h.last().playing).toBe(false);
+  });
+
+  it("walks every bundled lesson in the page's way (Do it for me, the right answer) with every step done", () => {
+    const lessons = [...lessonCatalog().byId.values()];
+    expect(lessons.length).toBeGreaterThan(0);
+    for (const lesson of lessons) {
+      const h = harness();
+      h.host.handle({ type: "lesson-start", settings, lesson, step: 0 });
+      for (const [i, step] of lesson.lesson.steps.entries()) {
+        if (i > 0) h.host.handle({ type: "lesson-step", index: i });
+        if (step.kind === "your-turn") h.host.handle({ type: "lesson-do-it-for-me" });
+        if (step.kind === "predict") h.host.handle({ type: "lesson-choose", choice: step.choices.findIndex((c) => c.correct) });
+        h.run(4000);
+        const where = `lesson ${lesson.lesson.id}, step ${i + 1} (${step.kind}): ${h.lesson().detail}`;
+        expect(h.lesson().index, where).toBe(i);
+        expect(h.lesson().status, where).toBe("done");
+      }
+      expect(h.errors()).toEqual([]);
+    }
   });
 });

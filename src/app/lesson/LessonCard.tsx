@@ -7,7 +7,7 @@
 import { type RefObject, useEffect, useId, useRef, useState } from "react";
 import type { Lesson, LessonStep } from "../../core/lesson/schema";
 import { describeExpectation } from "../../core/scenario/runner";
-import { formatInstant } from "../../core/sim/time";
+import { formatDuration, formatInstant } from "../../core/sim/time";
 import type { LessonView } from "../../worker/protocol";
 import { selectSend, selectSetHighlight, useLab, useLabStore } from "../store";
 import { GLOSSARY } from "./catalog";
@@ -167,8 +167,9 @@ function Question({ step, lv }: { readonly step: Extract<LessonStep, { kind: "pr
 function statusText(step: LessonStep, lv: LessonView, running: boolean): string {
   switch (lv.status) {
     case "playing": {
-      const until = step.kind === "play" ? step.until : step.kind === "predict" ? step.reveal.until : null;
-      const what = until === null ? "" : ` until ${describeExpectation(until)}`;
+      const until = step.kind === "play" ? step.until : step.kind === "predict" ? step.reveal.until : undefined;
+      const span = step.kind === "play" && step.for !== undefined ? ` for ${formatDuration(step.for)}` : "";
+      const what = until === undefined ? span : ` until ${describeExpectation(until)}`;
       return running ? `Playing${what}…` : `Paused: press Play to go on${what}.`;
     }
     case "waiting":

@@ -291,14 +291,23 @@ export class Timeline {
     return true;
   }
 
-  /** Performs a user action at the cursor. In the past, it first starts a new branch from here. */
-  act(action: TimedAction["action"]): ActionFailure | null {
-    if (this.hasFuture()) this.fork();
+  /**
+   * Performs a user action at the cursor. In the past, it first starts a new branch from here.
+   * Recorded actions still ahead for which `keep` says yes (a lesson's scripted world) stay
+   * ahead on the branch; the others are dropped, as the new branch is a new future. With only
+   * kept actions ahead and nothing explored past the cursor, no new branch is needed.
+   */
+  act(action: TimedAction["action"], keep?: (a: TimedAction) => boolean): ActionFailure | null {
+    const ahead = this.cur.actions.slice(this.ai);
+    const carried = keep === undefined ? [] : ahead.filter(keep);
+    const explored = this.cur.end > this.sim.now || this.cur.endHandled > this.sim.eventsHandled;
+    if (explored || carried.length < ahead.length) this.fork();
+    else this.cur.actions.length = this.ai;
     const s = this.sim;
     s.advanceTo(s.now); // events due at this very moment come first, as in a replay
     const failure = s.perform(action);
-    // Here the branch has no recorded future: the action is its last.
-    this.cur.actions.push({ at: s.now, action });
+    // Here the branch's recorded future is only what was carried: the action comes before it.
+    this.cur.actions.push({ at: s.now, action }, ...carried);
     this.ai++;
     this.noteProgress();
     return failure;
