@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { lessonCatalog } from "../../src/app/lesson/catalog";
-import { type Lesson, parseLessonText } from "../../src/core/lesson/schema";
+import { type Lesson, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
 import { type HostEnv, SimHost } from "../../src/worker/host";
 import type { FromWorker, LessonView, SimView } from "../../src/worker/protocol";
 
@@ -141,5 +141,18 @@ describe("lesson player", () => {
       }
       expect(h.errors()).toEqual([]);
     }
+  });
+
+  it("a play step with `for` runs that long, then Next works", () => {
+    const json = JSON.parse(readFileSync("lessons/07-fencing.json", "utf8"));
+    json.lesson.steps[1] = { kind: "play", title: "Time passes", for: "1500ms" };
+    const r = parseLesson(json);
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: r.lesson, step: 1 });
+    expect(h.lesson()).toMatchObject({ index: 1, status: "playing" });
+    h.run();
+    expect(h.lesson()).toMatchObject({ index: 1, status: "done", detail: "1.5 s passed." });
+    expect(h.last().now).toBe(1_500_000);
   });
 });
