@@ -33,6 +33,7 @@ import { useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 import type { LessonBoot } from "./lesson/boot";
 import { LessonCard } from "./lesson/LessonCard";
+import { CourseDialog } from "./course/CourseDialog";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -50,6 +51,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <Body />
       <SettingsDialog />
       <HelpOverlay />
+      <CourseDialog />
     </div>
   );
 }

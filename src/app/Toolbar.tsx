@@ -31,6 +31,7 @@ export function Toolbar() {
   );
   const send = useLab(selectSend);
   const openSettings = useUi((u) => u.openSettings);
+  const openCourse = useUi((u) => u.openCourse);
   const toggleHelp = useUi((u) => u.toggleHelp);
   const zoom = useUi((u) => u.zoom);
   const cycleZoom = useUi((u) => u.cycleZoom);
@@ -101,6 +102,9 @@ export function Toolbar() {
         </button>
         <button type="button" onClick={cycleZoom} aria-pressed={zoom > 1} aria-keyshortcuts="Z" title="Bigger text for a projector">
           Zoom {Math.round(zoom * 100)}%
+        </button>
+        <button type="button" onClick={() => openCourse("course")} title="Lessons that walk through leases step by step, and the glossary">
+          Course
         </button>
         <button type="button" onClick={toggleHelp} aria-keyshortcuts="?" title="Keyboard shortcuts">
           Help

@@ -6,6 +6,8 @@ import { lessonCatalog } from "./lesson/catalog";
 import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
 import { createLabStore, LabProvider } from "./store";
+import { useUi } from "./ui";
+import { bareAddressOpens, isBareAddress, saveLastVisit } from "./course/visit";
 import "./styles.css";
 
 const root = document.getElementById("root");
@@ -15,6 +17,14 @@ const rootEl = root;
 const lab = createLabStore();
 
 function render(parsed: ParsedParams): void {
+  // The bare address takes a returning visitor back where they were (an unfinished lesson), and
+  // greets a first visit; an address that names anything opens what it names.
+  const { search, hash, pathname } = window.location;
+  if (isBareAddress(search, hash)) {
+    const opens = bareAddressOpens(lessonCatalog());
+    if (opens === "welcome") useUi.getState().openCourse("welcome");
+    else if (opens !== "lab") window.history.replaceState(window.history.state, "", `${pathname}${opens.search}`);
+  }
   // ?lesson=ID: the lesson's scenario is the run, and its card is on top (an unknown id is explained, and the normal lab opens).
   const { params, lesson } = bootLesson(window.location.search, parsed, lessonCatalog);
   if (params.run !== undefined && lesson === undefined) {
@@ -24,6 +34,8 @@ function render(parsed: ParsedParams): void {
   }
   // A lesson's address stays the lesson's: no share link is written into it.
   if (lesson === undefined) startUrlSync(lab);
+  if (lesson !== undefined) saveLastVisit({ lesson: lesson.lesson.lesson.id });
+  else if (useUi.getState().courseView === null) saveLastVisit("lab");
   createRoot(rootEl).render(
     <StrictMode>
       <LabProvider store={lab}>

@@ -9,6 +9,8 @@ export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
 export interface UiState {
   readonly settingsOpen: boolean;
   readonly helpOpen: boolean;
+  /** The welcome, the course or the glossary (one dialog), or null when it is closed. */
+  readonly courseView: "welcome" | "course" | "glossary" | null;
   /** Presenter zoom: the root font size scales by this. */
   readonly zoom: number;
   readonly openSettings: () => void;
@@ -16,6 +18,8 @@ export interface UiState {
   readonly toggleHelp: () => void;
   readonly closeHelp: () => void;
   readonly cycleZoom: () => void;
+  readonly openCourse: (view: "welcome" | "course" | "glossary") => void;
+  readonly closeCourse: () => void;
 }
 
 /** Starts a run with these settings and makes the URL name it (so a reload or a shared link gives the same run). */
@@ -42,11 +46,14 @@ function applyZoom(zoom: number): void {
 export const useUi = create<UiState>()((set, get) => ({
   settingsOpen: false,
   helpOpen: false,
+  courseView: null,
   zoom: 1,
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),
   closeHelp: () => set({ helpOpen: false }),
+  openCourse: (view) => set({ courseView: view, helpOpen: false, settingsOpen: false }),
+  closeCourse: () => set({ courseView: null }),
   cycleZoom: () => {
     const i = ZOOMS.indexOf(get().zoom);
     const zoom = ZOOMS[(i + 1) % ZOOMS.length] as number;

@@ -16,7 +16,7 @@
  * its seed).
  */
 import { describe, expect, it } from "vitest";
-import type { Entry, NodeId, RaftMessage, RequestVote, RequestVoteResp } from "../../src/core/raft/types";
+import type { Entry, NodeId, RaftMessage, RequestVoteResp } from "../../src/core/raft/types";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import { ms, sec } from "../../src/core/sim/time";

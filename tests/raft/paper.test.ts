@@ -13,7 +13,6 @@ import type {
   Entry,
   NodeId,
   RaftMessage,
-  RequestVote,
   RequestVoteResp,
   Role,
 } from "../../src/core/raft/types";

@@ -65,7 +65,7 @@ export function ShareMenu() {
   }, []);
   return (
     <>
-      <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
+      <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)} data-share-trigger>
         {SHARE_NAMES.open}
       </button>
       {open && <ShareDialog onClose={close} />}

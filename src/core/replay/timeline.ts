@@ -351,11 +351,6 @@ export class Timeline {
     return s.eventsHandled !== before;
   }
 
-  private hasFuture(): boolean {
-    const b = this.cur;
-    return this.ai < b.actions.length || b.end > this.sim.now || b.endHandled > this.sim.eventsHandled;
-  }
-
   private noteProgress(): void {
     const b = this.cur;
     const s = this.sim;

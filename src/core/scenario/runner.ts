@@ -7,7 +7,7 @@ import { applyActionsTo } from "../replay/timeline";
 import type { BoundBroken, Violation } from "../sim/checkers";
 import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
 import type { NemesisConfig } from "../sim/nemesis";
-import { type Action, type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
+import { type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
 import { holderStateOf } from "../holder/holder";
