@@ -52,9 +52,11 @@ export function CourseDialog() {
               {view === "course" ? "Glossary" : "The course"}
             </button>
           )}
-          <button type="button" className={view === "welcome" ? "" : "primary"} onClick={leave}>
-            {view === "welcome" ? "Skip: open the lab" : "Close"}
-          </button>
+          {view !== "welcome" && (
+            <button type="button" className="primary" onClick={leave}>
+              Close
+            </button>
+          )}
         </div>
       </div>
     </div>
