@@ -1,5 +1,5 @@
 import { formatInstant } from "../core/sim/time";
-import { useEffect } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import type { SimView } from "../worker/protocol";
 import { Inspector } from "./Inspector";
 import { NetworkTools } from "./NetworkTools";
@@ -33,6 +33,8 @@ import { useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 import type { LessonBoot } from "./lesson/boot";
 import { LessonCard } from "./lesson/LessonCard";
+import { type PanelId, panelsNeeded } from "./lesson/panels";
+import type { LessonSection } from "../core/lesson/schema";
 import { CourseDialog } from "./course/CourseDialog";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
@@ -48,7 +50,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <Notices />
       <ErrorBanner />
       {lesson !== undefined && <LessonCard lesson={lesson.lesson} />}
-      <Body />
+      <Body lesson={lesson?.lesson.lesson} />
       <SettingsDialog />
       <HelpOverlay />
       <CourseDialog />
@@ -111,9 +113,13 @@ function Keys() {
   return null;
 }
 
-/** The page: each part subscribes to what it draws, so a new view re-renders only what changed. */
-function Body() {
+/** The page: each part subscribes to what it draws, so a new view re-renders only what changed. In a lesson, only the panels it has needed so far. */
+function Body({ lesson }: { lesson?: LessonSection }) {
   const hasView = useLab(selectHasView);
+  const step = useLab((s) => s.view?.lesson?.index ?? 0);
+  const [all, setAll] = useState(false);
+  const shown = lesson === undefined || all ? null : panelsNeeded(lesson, step);
+  const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? panel : null);
   if (!hasView) {
     return (
       <p className="loading" role="status">
@@ -132,23 +138,31 @@ function Body() {
       <Summary />
       <ViolationBanner />
       <LastStep />
+      {lesson !== undefined && (
+        <p className="lesson-panels-note">
+          {all ? "Every panel is shown. " : "Only the panels this lesson has needed so far are shown; more appear when a step needs them. "}
+          <button type="button" className="small" aria-pressed={all} onClick={() => setAll(!all)}>
+            {all ? "Show the lesson's panels only" : "Show all panels"}
+          </button>
+        </p>
+      )}
       <main className="board">
         <div className="col-main">
           <Ring />
-          <TimeTravel />
-          <SpaceTime />
-          <LogGrid />
+          {show("time-travel", <TimeTravel />)}
+          {show("space-time", <SpaceTime />)}
+          {show("log", <LogGrid />)}
         </div>
         <div className="col-side">
           <Inspector />
-          <LeaseTimeline />
-          <HolderPanel />
+          {show("lease-timeline", <LeaseTimeline />)}
+          {show("holders", <HolderPanel />)}
         </div>
         <div className="col-wide">
-          <StoragePanel />
-          <CheckerPanel />
-          <NetworkTools />
-          <EventLog />
+          {show("storage", <StoragePanel />)}
+          {show("checkers", <CheckerPanel />)}
+          {show("network", <NetworkTools />)}
+          {show("events", <EventLog />)}
         </div>
       </main>
     </>

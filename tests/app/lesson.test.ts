@@ -146,3 +146,33 @@ describe("lesson progress and address", () => {
     expect(bootLesson("", params, lessonCatalog)).toEqual({ params });
   });
 });
+
+describe("the panels a lesson shows", () => {
+  it("the cluster and the Inspector always; a panel from the first step that needs it on, and then for good", async () => {
+    const { panelsNeeded } = await import("../../src/app/lesson/panels");
+    const { parseLesson } = await import("../../src/core/lesson/schema");
+    const p = parseLesson({
+      holders: { count: 1 },
+      lesson: {
+        id: "p",
+        title: "P",
+        summary: "s",
+        minutes: 3,
+        order: 1,
+        steps: [
+          { kind: "narrate", text: "Hello." },
+          { kind: "narrate", text: "The lease.", highlight: [{ lease: "lock" }] },
+          { kind: "your-turn", text: "Split it.", do: { do: "partition", groups: [["n1"], ["others"]] } },
+          { kind: "play", until: { that: "storage-writes", accepted: true, atLeast: 1 }, within: "5s" },
+          { kind: "narrate", text: "Done." },
+        ],
+      },
+    });
+    if (!p.ok) throw new Error(p.errors.join("; "));
+    const at = (i: number) => [...panelsNeeded(p.lesson.lesson, i)].sort();
+    expect(at(0)).toEqual(["cluster", "inspector"]);
+    expect(at(1)).toEqual(["cluster", "inspector", "lease-timeline"]);
+    expect(at(2)).toEqual(["cluster", "inspector", "lease-timeline", "network"]);
+    expect(at(4)).toEqual(["cluster", "inspector", "lease-timeline", "network", "storage"]);
+  });
+});
