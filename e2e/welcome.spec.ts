@@ -85,3 +85,23 @@ test("lesson 2 with the keyboard alone: PageDown, Tab and Enter", async ({ page 
   await shot(page, "lesson-2-keyboard-end");
   expect(errors).toEqual([]);
 });
+
+test("Explore from here leaves the lesson for the free lab, and Back to the lesson returns to the moment", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?lesson=fencing&step=3");
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 3 of 7");
+  const at = await page.getByTestId("virtual-time").textContent();
+  await page.getByRole("button", { name: "Explore from here" }).click();
+  await expect(page.getByText(/You are exploring freely from/)).toBeVisible();
+  // The free lab: every panel, and the learner's own actions.
+  await expect(page.getByRole("heading", { name: "Network", exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(page.getByTestId("virtual-time")).not.toHaveText(at ?? "");
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await shot(page, "lesson-exploring");
+  await page.getByRole("button", { name: "Back to the lesson" }).click();
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 3 of 7");
+  await expect(page.getByTestId("virtual-time")).toHaveText(at ?? "");
+  await expect(page.getByRole("button", { name: "Explore from here" })).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -117,8 +117,10 @@ function Keys() {
 function Body({ lesson }: { lesson?: LessonSection }) {
   const hasView = useLab(selectHasView);
   const step = useLab((s) => s.view?.lesson?.index ?? 0);
+  const exploring = useLab((s) => (s.view?.lesson?.exploringFrom ?? null) !== null);
   const [all, setAll] = useState(false);
-  const shown = lesson === undefined || all ? null : panelsNeeded(lesson, step);
+  // Exploring from a lesson is the free lab: every panel.
+  const shown = lesson === undefined || all || exploring ? null : panelsNeeded(lesson, step);
   const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? panel : null);
   if (!hasView) {
     return (
@@ -138,7 +140,7 @@ function Body({ lesson }: { lesson?: LessonSection }) {
       <Summary />
       <ViolationBanner />
       <LastStep />
-      {lesson !== undefined && (
+      {lesson !== undefined && !exploring && (
         <p className="lesson-panels-note">
           {all ? "Every panel is shown. " : "Only the panels this lesson has needed so far are shown; more appear when a step needs them. "}
           <button type="button" className="small" aria-pressed={all} onClick={() => setAll(!all)}>

@@ -167,6 +167,12 @@ export class SimHost {
       case "lesson-choose":
         this.requireLesson().choose(msg.choice);
         return;
+      case "lesson-explore":
+        this.requireLesson().explore();
+        return;
+      case "lesson-return":
+        this.requireLesson().returnToLesson();
+        return;
       case "hidden":
         this.hidden = msg.hidden;
         if (msg.hidden) this.cancelTimer();

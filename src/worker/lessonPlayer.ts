@@ -136,6 +136,8 @@ export class LessonPlayer {
   /** The cursor was moved to a recorded moment (Back): Next then goes on from where the step ended. */
   private revisiting = false;
   private outcomes: (Outcome | undefined)[] = [];
+  /** Exploring freely: where the lesson was left (its moment and what the step was doing). */
+  private away: { readonly from: Moment; readonly goal: Goal | null; readonly status: LessonStepStatus; readonly detail: string } | null = null;
 
   constructor(
     readonly lesson: Lesson,
@@ -170,7 +172,39 @@ export class LessonPlayer {
       choice: this.choice,
       reached: this.reached,
       startedAt: this.moments[this.index]?.t ?? 0,
+      exploringFrom: this.away?.from.t ?? null,
     };
+  }
+
+  /** "Explore from here": the free lab from this moment, on a branch of its own (an ordinary branch); the lesson waits. */
+  explore(): void {
+    if (this.away !== null) return;
+    this.ctl.stop();
+    this.away = { from: this.here(), goal: this.goal, status: this.status, detail: this.detail };
+    this.goal = null;
+    this.tl.branchOff(this.scripted);
+    this.ctl.jumped();
+  }
+
+  /** "Back to the lesson": the moment the learner left, on the lesson's branch; the step goes on as it was. */
+  returnToLesson(): void {
+    const a = this.away;
+    if (a === null) return;
+    this.ctl.stop();
+    this.away = null;
+    if (!this.tl.hasBranch(a.from.branch)) {
+      // Too many branches since: the lesson's own was forgotten. Its steps' moments are gone with it.
+      this.status = "failed";
+      this.detail = "The lesson's branch was forgotten while exploring (too many branches). Press Reset to start the lesson again.";
+      this.ctl.jumped();
+      return;
+    }
+    this.tl.switchTo(a.from.branch);
+    this.tl.seekMoment(a.from.t, a.from.handled);
+    this.goal = a.goal;
+    this.status = a.status;
+    this.detail = a.detail;
+    this.ctl.jumped();
   }
 
   // ---- the learner -------------------------------------------------------------------
@@ -222,11 +256,13 @@ export class LessonPlayer {
   /** Before the host applies the learner's own action: is it the one this "your turn" asks for? */
   wants(action: Action): boolean {
     const step = this.steps[this.index];
-    return step?.kind === "your-turn" && this.status === "waiting" && actionMatches(this.tl.sim, step.do, action);
+    return this.away === null && step?.kind === "your-turn" && this.status === "waiting" && actionMatches(this.tl.sim, step.do, action);
   }
 
   /** After the host applied the learner's action: a match ends the step; a new branch forgets the steps after this one. */
   acted(matched: boolean, ok: boolean, forked: boolean): void {
+    // While exploring, the learner's actions are theirs alone: the lesson's steps stay as they were.
+    if (this.away !== null) return;
     if (forked) {
       this.moments.length = this.index + 1;
       this.outcomes.length = this.index + 1;

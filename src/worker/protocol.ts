@@ -74,6 +74,9 @@ export type ToWorker =
   | { readonly type: "lesson-do-it-for-me" }
   /** The learner's answer to the current "predict" step (a choice's index): the engine then plays until the reveal. */
   | { readonly type: "lesson-choose"; readonly choice: number }
+  /** Leaves the lesson for the free lab at this moment, on a branch of its own; and comes back to the moment it left. */
+  | { readonly type: "lesson-explore" }
+  | { readonly type: "lesson-return" }
   /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
   | { readonly type: "restart" }
   | { readonly type: "play" }
@@ -409,6 +412,8 @@ export interface LessonView {
   readonly reached: number;
   /** The virtual time this step began at (µs): where Back returns to. */
   readonly startedAt: number;
+  /** Exploring freely from the virtual time given (µs), on a branch of its own; null in the lesson. */
+  readonly exploringFrom: number | null;
 }
 
 /** Everything the page shows, as of virtual time `now`. */

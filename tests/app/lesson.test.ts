@@ -72,6 +72,7 @@ const view = (over: Partial<LessonView>): LessonView => ({
   choice: null,
   reached: 1,
   startedAt: 0,
+  exploringFrom: null,
   ...over,
 });
 const yourTurn: LessonStep = { kind: "your-turn", text: "do it", do: { do: "heal", at: 0 } as never };

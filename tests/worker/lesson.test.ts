@@ -87,6 +87,38 @@ describe("lesson player", () => {
     expect(h.errors()).toEqual([]);
   });
 
+  it("Explore from here: the free lab on a branch of its own; Back to the lesson returns to the moment it left", () => {
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 0 });
+    h.host.handle({ type: "lesson-step", index: 1 });
+    h.run();
+    h.host.handle({ type: "lesson-step", index: 2 });
+    h.host.handle({ type: "lesson-step", index: 3 });
+    expect(h.lesson()).toMatchObject({ index: 3, status: "waiting", exploringFrom: null });
+    const left = { now: h.last().now, events: h.last().eventsHandled, branch: h.last().timeline.branch };
+    h.host.handle({ type: "lesson-explore" });
+    expect(h.lesson().exploringFrom).toBe(left.now);
+    // Free play: even the asked action does not count while exploring, and time runs on.
+    h.host.handle({ type: "act", action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } });
+    h.host.handle({ type: "act", action: { type: "crash", proc: "n1" } });
+    h.host.handle({ type: "play" });
+    h.run(8);
+    h.host.handle({ type: "pause" });
+    expect(h.last().now).toBeGreaterThan(left.now);
+    expect(h.lesson()).toMatchObject({ index: 3, status: "waiting" });
+    const explored = h.last().timeline.branch;
+    expect(explored).not.toBe(left.branch);
+    h.host.handle({ type: "lesson-return" });
+    expect(h.lesson()).toMatchObject({ index: 3, status: "waiting", exploringFrom: null });
+    expect({ now: h.last().now, events: h.last().eventsHandled, branch: h.last().timeline.branch }).toEqual(left);
+    // The exploration is an ordinary branch, kept; the lesson's own run has none of its actions.
+    expect(h.last().timeline.branches.map((b) => b.id)).toContain(explored);
+    expect(h.last().nodes.find((n) => n.id === "n1")?.status).toBe("up");
+    h.host.handle({ type: "lesson-do-it-for-me" });
+    expect(h.lesson().status).toBe("done");
+    expect(h.errors()).toEqual([]);
+  });
+
   it("Back returns to a step's recorded moment exactly; Next goes on without asking again", () => {
     const h = harness();
     h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 0 });

@@ -19,7 +19,30 @@ import "./lesson.css";
 export function LessonCard({ lesson }: { readonly lesson: Lesson }) {
   const lv = useLab((s) => s.view?.lesson ?? null);
   if (lv === null || lv.id !== lesson.lesson.id) return null;
+  if (lv.exploringFrom !== null) return <ExploringBar lesson={lesson} lv={lv} />;
   return <LessonCardView lesson={lesson} lv={lv} />;
+}
+
+/** While the learner explores freely: where they left the lesson, and the way back. */
+function ExploringBar({ lesson, lv }: { readonly lesson: Lesson; readonly lv: LessonView }) {
+  const send = useLab(selectSend);
+  return (
+    <section className="lesson-card lesson-exploring" aria-labelledby="lesson-title" data-testid="lesson-card">
+      <div className="lesson-head">
+        <h2 id="lesson-title">{lesson.lesson.title}</h2>
+        <span className="lesson-count" data-testid="lesson-step-count">
+          Step {lv.index + 1} of {lv.count}
+        </span>
+      </div>
+      <p className="lesson-explore-note">
+        You are exploring freely from {formatInstant(lv.exploringFrom ?? 0)}, on a branch of its own: do anything. The lesson waits where
+        you left it.{" "}
+        <button type="button" className="primary" onClick={() => send({ type: "lesson-return" })}>
+          Back to the lesson
+        </button>
+      </p>
+    </section>
+  );
 }
 
 function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: LessonView }) {
@@ -69,6 +92,9 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
                 Next <span aria-hidden="true">→</span>
               </>
             )}
+          </button>
+          <button type="button" onClick={() => send({ type: "lesson-explore" })} title="The free lab from this moment, on a branch of its own">
+            Explore from here
           </button>
           <span className="lesson-moment">This step began at {formatInstant(lv.startedAt)}</span>
           <Resume id={lv.id} index={lv.index} />

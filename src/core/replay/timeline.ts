@@ -313,6 +313,21 @@ export class Timeline {
     return failure;
   }
 
+  /**
+   * Starts a new branch at the cursor, whatever lies ahead (to explore freely from here, and
+   * come back). Recorded actions ahead for which `keep` says yes stay ahead on it.
+   */
+  branchOff(keep?: (a: TimedAction) => boolean): void {
+    const carried = keep === undefined ? [] : this.cur.actions.slice(this.ai).filter(keep);
+    this.fork();
+    this.cur.actions.push(...carried);
+  }
+
+  /** Whether a branch is still kept (old ones are forgotten past the limit). */
+  hasBranch(id: number): boolean {
+    return this.branchList.some((b) => b.id === id);
+  }
+
   /** Makes another branch current, at its end. */
   switchTo(id: number): void {
     const b = this.branchList.find((x) => x.id === id);
