@@ -34,7 +34,7 @@ import { trapTab } from "./focusTrap";
 import type { LessonBoot } from "./lesson/boot";
 import { LessonCard } from "./lesson/LessonCard";
 import { type PanelId, panelsNeeded } from "./lesson/panels";
-import type { LessonSection } from "../core/lesson/schema";
+import type { Lesson } from "../core/lesson/schema";
 import { CourseDialog } from "./course/CourseDialog";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
@@ -49,8 +49,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
     <div className="app">
       <Notices />
       <ErrorBanner />
-      {lesson !== undefined && <LessonCard lesson={lesson.lesson} />}
-      <Body lesson={lesson?.lesson.lesson} />
+      <Body lesson={lesson?.lesson} />
       <SettingsDialog />
       <HelpOverlay />
       <CourseDialog />
@@ -114,7 +113,8 @@ function Keys() {
 }
 
 /** The page: each part subscribes to what it draws, so a new view re-renders only what changed. In a lesson, only the panels it has needed so far. */
-function Body({ lesson }: { lesson?: LessonSection }) {
+function Body({ lesson: full }: { lesson?: Lesson }) {
+  const lesson = full?.lesson;
   const hasView = useLab(selectHasView);
   const step = useLab((s) => s.view?.lesson?.index ?? 0);
   const exploring = useLab((s) => (s.view?.lesson?.exploringFrom ?? null) !== null);
@@ -156,6 +156,8 @@ function Body({ lesson }: { lesson?: LessonSection }) {
           {show("log", <LogGrid />)}
         </div>
         <div className="col-side">
+          {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
+          {full !== undefined && <LessonCard lesson={full} />}
           <Inspector />
           {show("lease-timeline", <LeaseTimeline />)}
           {show("holders", <HolderPanel />)}
