@@ -48,6 +48,8 @@ export const LESSON_SPEED = 1;
 /** What the learner has to wait for: a condition, until a virtual time (or, without one, that time). */
 interface Goal {
   readonly until: Expectation | null;
+  /** With `for`: a condition that must hold the whole time. */
+  readonly throughout: Expectation | null;
   readonly endUs: number;
   readonly startUs: number;
   readonly withinUs: number;
@@ -57,8 +59,8 @@ interface Goal {
 function countedTypes(lesson: Lesson): Set<string> {
   return new Set(
     lesson.lesson.steps.flatMap((s) => {
-      const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : undefined;
-      return c !== undefined && c.that === "messages" ? [c.type] : [];
+      const cs = s.kind === "play" ? [s.until, s.throughout] : s.kind === "predict" ? [s.reveal.until] : [];
+      return cs.flatMap((c) => (c !== undefined && c.that === "messages" ? [c.type] : []));
     }),
   );
 }
@@ -282,7 +284,10 @@ export class LessonPlayer {
 
   /** Checked after every event while playing: the host stops at the event that made the condition true. */
   goalHolds(): boolean {
-    return this.goal !== null && this.goal.until !== null && this.holds(this.goal.until);
+    const g = this.goal;
+    if (g === null) return false;
+    // A step ends at the event that makes its condition true, or that breaks what had to hold throughout.
+    return g.until !== null ? this.holds(g.until) : g.throughout !== null && !this.holds(g.throughout);
   }
 
   /** After the host moved time: ends a playing step whose condition holds or whose bound has passed. */
@@ -290,7 +295,9 @@ export class LessonPlayer {
     const g = this.goal;
     if (g === null || this.status !== "playing") return;
     if (g.until === null) {
-      if (this.tl.now >= g.endUs) this.finish("done", `${formatDuration(g.withinUs)} passed.`);
+      if (g.throughout !== null && !this.holds(g.throughout)) {
+        this.finish("failed", `It stopped being so after ${formatDuration(this.tl.now - g.startUs)}: ${checkExpectation(this.tl.sim, g.throughout, this.observer).detail}.`);
+      } else if (this.tl.now >= g.endUs) this.finish("done", `${formatDuration(g.withinUs)} passed${g.throughout === null ? "" : ", and it stayed so"}.`);
     } else if (this.holds(g.until)) this.finish("done", `It happened after ${formatDuration(this.tl.now - g.startUs)}.`);
     else if (this.tl.now >= g.endUs) this.finish("failed", this.notWithin({ ...g, until: g.until }));
   }
@@ -331,7 +338,7 @@ export class LessonPlayer {
       case "play":
         // Either until a condition (bounded by `within`), or `for` a while.
         if (step.until !== undefined && step.within !== undefined) this.playFor(step.until, step.within, step.speed, headless);
-        else this.playFor(null, step.for ?? 0, step.speed, headless);
+        else this.playFor(null, step.for ?? 0, step.speed, headless, step.throughout ?? null);
         return;
       case "act": {
         const failure = this.tl.act(toSimAction(step.do), this.scripted);
@@ -350,10 +357,14 @@ export class LessonPlayer {
     }
   }
 
-  private playFor(until: Expectation | null, withinUs: number, speed: number | undefined, headless: boolean): void {
+  private playFor(until: Expectation | null, withinUs: number, speed: number | undefined, headless: boolean, throughout: Expectation | null = null): void {
     const start = this.tl.now;
-    this.goal = { until, startUs: start, withinUs, endUs: start + withinUs };
+    this.goal = { until, throughout, startUs: start, withinUs, endUs: start + withinUs };
     this.status = "playing";
+    if (throughout !== null && !this.holds(throughout)) {
+      this.afterAdvance();
+      return;
+    }
     if (until !== null && this.holds(until)) {
       this.finish("done", "It is already so.");
       return;
@@ -363,7 +374,8 @@ export class LessonPlayer {
       return;
     }
     if (headless) {
-      this.tl.advanceTo(start + withinUs, until === null ? undefined : () => this.holds(until));
+      const stop = until !== null ? () => this.holds(until) : throughout !== null ? () => !this.holds(throughout) : undefined;
+      this.tl.advanceTo(start + withinUs, stop);
       this.afterAdvance();
       return;
     }

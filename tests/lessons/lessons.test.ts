@@ -101,6 +101,20 @@ describe("the lesson engine", () => {
     expect(p.ok ? [] : p.errors).toEqual([expect.stringMatching(/a play step either waits `until` a condition \(with `within`\), or runs `for` a while/)]);
   });
 
+  it("a play step may require a condition to hold throughout, and fails at the moment it stops", () => {
+    // Lock stays free while h1 is still starting (it asks at 500 ms): so for 400 ms, not for 3 s.
+    const free = { that: "lease-not-held", name: "lock" };
+    const ok = runLesson(tiny([{ kind: "play", for: "400ms", throughout: free }]));
+    expect(ok.ok).toBe(true);
+    expect(ok.steps[0]?.detail).toBe("400 ms passed, and it stayed so");
+    const broke = runLesson(tiny([{ kind: "play", title: "Free for a while", for: "3s", throughout: free }]));
+    expect(broke.failure).toMatch(/^lesson tiny, step 1 \(play: Free for a while\): stopped being so after \d+(\.\d+)? ms: /);
+    const p = parseLesson({
+      lesson: { id: "x", title: "X", summary: "s", minutes: 3, order: 1, steps: [{ kind: "play", until: free, within: "1s", throughout: free }] },
+    });
+    expect(p.ok ? [] : p.errors).toEqual([expect.stringMatching(/`throughout` goes with `for`/)]);
+  });
+
   it("stops a play step at the very event that made its condition true", () => {
     const lesson = tiny([{ kind: "narrate", text: "x" }]);
     const e = new LessonEngine(lesson);

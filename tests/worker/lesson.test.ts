@@ -87,6 +87,39 @@ describe("lesson player", () => {
     expect(h.errors()).toEqual([]);
   });
 
+  it("a play step with a condition that must hold throughout ends, failed, at the event that breaks it", () => {
+    const p = parseLesson({
+      seed: 4,
+      duration: "20s",
+      cluster: { nodes: 3 },
+      holders: { count: 1 },
+      lesson: {
+        id: "hold",
+        title: "Hold",
+        summary: "s",
+        minutes: 3,
+        order: 1,
+        steps: [
+          { kind: "play", for: "400ms", throughout: { that: "lease-not-held", name: "lock" } },
+          { kind: "play", for: "5s", throughout: { that: "lease-not-held", name: "lock" } },
+        ],
+      },
+    });
+    if (!p.ok) throw new Error(p.errors.join("; "));
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: p.lesson, step: 0 });
+    h.host.handle({ type: "play" });
+    h.run();
+    expect(h.lesson()).toMatchObject({ index: 0, status: "done", detail: "400 ms passed, and it stayed so." });
+    h.host.handle({ type: "lesson-step", index: 1 });
+    h.run();
+    expect(h.lesson()).toMatchObject({ index: 1, status: "failed" });
+    expect(h.lesson().detail).toMatch(/^It stopped being so after /);
+    // It stopped at that event, well before the 5 s were up.
+    expect(h.last().now).toBeLessThan(1_500_000);
+    expect(h.last().leases[0]?.holder).toBe("h1");
+  });
+
   it("Explore from here: the free lab on a branch of its own; Back to the lesson returns to the moment it left", () => {
     const h = harness();
     h.host.handle({ type: "lesson-start", settings, lesson: fencing(), step: 0 });

@@ -36,9 +36,11 @@ function needs(step: LessonStep): PanelId[] {
     else if ("lease" in h) out.push("lease-timeline");
     else if ("message" in h) out.push("space-time");
   }
-  const condition = step.kind === "play" ? step.until : step.kind === "predict" ? step.reveal.until : undefined;
-  const about = condition === undefined ? undefined : BY_CONDITION[condition.that];
-  if (about !== undefined) out.push(about);
+  const conditions = step.kind === "play" ? [step.until, step.throughout] : step.kind === "predict" ? [step.reveal.until] : [];
+  for (const c of conditions) {
+    const about = c === undefined ? undefined : BY_CONDITION[c.that];
+    if (about !== undefined) out.push(about);
+  }
   if ((step.kind === "act" || step.kind === "your-turn") && NETWORK_ACTIONS.has(step.do.do)) out.push("network");
   if ((step.kind === "act" || step.kind === "your-turn") && step.do.do === "fencing") out.push("storage");
   return out;

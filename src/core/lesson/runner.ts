@@ -38,8 +38,8 @@ export class LessonEngine {
   ) {
     const counted = new Set(
       lesson.lesson.steps.flatMap((s) => {
-        const c = s.kind === "play" ? s.until : s.kind === "predict" ? s.reveal.until : undefined;
-        return c !== undefined && c.that === "messages" ? [c.type] : [];
+        const cs = s.kind === "play" ? [s.until, s.throughout] : s.kind === "predict" ? [s.reveal.until] : [];
+        return cs.flatMap((c) => (c !== undefined && c.that === "messages" ? [c.type] : []));
       }),
     );
     this.observer = new RunObserver(counted);
@@ -76,10 +76,17 @@ export class LessonEngine {
     return { ok: false, detail: `not within ${formatDuration(withinUs)}: ${this.holds(until).detail}` };
   }
 
-  /** Runs the engine for `us` of virtual time. */
-  playFor(us: number): Outcome {
-    this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, this.sim.now + us).next;
-    return { ok: true, detail: `${formatDuration(us)} passed` };
+  /** Runs the engine for `us` of virtual time; with `throughout`, that condition must hold the whole time. */
+  playFor(us: number, throughout?: Expectation): Outcome {
+    const start = this.sim.now;
+    if (throughout !== undefined && !this.holds(throughout).ok) return { ok: false, detail: `not so to begin with: ${this.holds(throughout).detail}` };
+    const broke = throughout === undefined ? undefined : () => !this.holds(throughout).ok;
+    const r = applyActionsTo(this.sim, this.timed, this.nextTimed, start + us, broke);
+    this.nextTimed = r.next;
+    if (r.stopped && throughout !== undefined) {
+      return { ok: false, detail: `stopped being so after ${formatDuration(this.sim.now - start)}: ${this.holds(throughout).detail}` };
+    }
+    return { ok: true, detail: `${formatDuration(us)} passed${throughout === undefined ? "" : ", and it stayed so"}` };
   }
 
   /** Does an action now, as a user's action is done; says why when it cannot run. */
@@ -155,7 +162,7 @@ export function runStep(engine: LessonEngine, step: LessonStep): Outcome {
     case "narrate":
       return { ok: true, detail: "" };
     case "play":
-      return step.until !== undefined && step.within !== undefined ? engine.playUntil(step.until, step.within) : engine.playFor(step.for ?? 0);
+      return step.until !== undefined && step.within !== undefined ? engine.playUntil(step.until, step.within) : engine.playFor(step.for ?? 0, step.throughout);
     case "act":
     case "your-turn":
       return engine.act(step.do);

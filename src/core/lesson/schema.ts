@@ -42,7 +42,8 @@ const step = z.discriminatedUnion("kind", [
   /**
    * The engine runs (at `speed` in the page) until `until` holds; after `within` of virtual
    * time the step says it did not happen. Or, with `for` and no condition, it runs that long
-   * ("two seconds pass").
+   * ("two seconds pass"); with `throughout` as well, that condition must hold the whole time
+   * ("the lock stays free for five seconds"), or the step fails at the moment it stops.
    */
   z
     .strictObject({
@@ -52,11 +53,13 @@ const step = z.discriminatedUnion("kind", [
       until: condition.optional(),
       within: duration.optional(),
       for: duration.optional(),
+      throughout: condition.optional(),
       speed: z.number().positive().max(100).optional(),
     })
     .refine((s) => (s.until !== undefined && s.within !== undefined && s.for === undefined) || (s.until === undefined && s.within === undefined && s.for !== undefined), {
       message: "a play step either waits `until` a condition (with `within`), or runs `for` a while",
-    }),
+    })
+    .refine((s) => s.throughout === undefined || s.for !== undefined, { message: "`throughout` goes with `for`: the condition must hold for that long" }),
   /** The lesson does something, shown as a user's action would be. */
   z.strictObject({ ...common, kind: z.literal("act"), text: prose.optional(), do: lessonAction }),
   /**
