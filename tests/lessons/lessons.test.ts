@@ -143,6 +143,19 @@ describe("the lesson engine", () => {
     expect(e.matches({ at: 0, do: "crash", node: "follower" }, { type: "crash", proc: follower })).toBe(true);
     expect(e.matches({ at: 0, do: "crash", node: "follower" }, { type: "crash", proc: leader })).toBe(false);
   });
+
+  it("a partition matches when it splits the processes the same way, however its groups are written", () => {
+    const e = new LessonEngine(tiny([{ kind: "narrate", text: "x" }]));
+    e.playUntil({ that: "leader-exists" }, 5_000_000);
+    const leader = e.sim.leader() as string;
+    const rest = e.sim.nodeIds.filter((id) => id !== leader);
+    const isolate = { at: 0, do: "partition", groups: [["leader"], ["others"]] } as const;
+    expect(e.matches(isolate, { type: "partition", groups: [rest, [leader]] })).toBe(true);
+    expect(e.matches(isolate, { type: "partition", groups: [[leader, leader], ["others"]] })).toBe(true);
+    // Another split (the leader with a follower) is not the one asked for.
+    expect(e.matches(isolate, { type: "partition", groups: [[leader, rest[0] as string], ["others"]] })).toBe(false);
+    expect(e.matches(isolate, { type: "partition", groups: [["n9"], ["others"]] })).toBe(false);
+  });
 });
 
 describe("the lesson format", () => {

@@ -110,6 +110,11 @@ export function actionMatches(sim: Simulation, asked: ScenarioAction, done: Acti
   const want = toSimAction(asked) as Record<string, unknown>;
   if (want.type !== done.type) return false;
   const got = done as unknown as Record<string, unknown>;
+  // A partition is the same split of the processes, however its groups are written.
+  if (want.type === "partition" && done.type === "partition") {
+    const a = partitionShape(sim, want.groups as readonly (readonly string[])[]);
+    return a !== null && a === partitionShape(sim, done.groups);
+  }
   for (const field of TARGETS) {
     const ref = want[field];
     if (typeof ref !== "string") continue;
@@ -126,6 +131,25 @@ function sameTarget(sim: Simulation, ref: string, actual: string): boolean {
   if (any !== undefined) return any(sim).includes(id);
   if (ref === "follower") return sim.nodeIds.includes(id) && id !== sim.leader() && sim.isUp(id);
   return resolveOrNull(sim, ref) === id;
+}
+
+/**
+ * A partition as a canonical text: each group's processes resolved ("leader" to its id,
+ * "others" to every node named in no other group), sorted; empty groups dropped. Null when a
+ * reference names nothing.
+ */
+function partitionShape(sim: Simulation, groups: readonly (readonly string[])[]): string | null {
+  const named = groups.map((g) => g.filter((r) => r !== "others").map((r) => resolveOrNull(sim, r)));
+  if (named.some((g) => g.includes(null))) return null;
+  const listed = new Set(named.flat());
+  const full = groups.map((g, i) => [
+    ...new Set([...(named[i] as string[]), ...(g.includes("others") ? sim.nodeIds.filter((id) => !listed.has(id)) : [])]),
+  ]);
+  return full
+    .filter((g) => g.length > 0)
+    .map((g) => g.sort().join(","))
+    .sort()
+    .join(" | ");
 }
 
 function resolveOrNull(sim: Simulation, ref: string): string | null {
