@@ -149,7 +149,7 @@ describe("the lesson engine", () => {
     e.playUntil({ that: "leader-exists" }, 5_000_000);
     const leader = e.sim.leader() as string;
     const rest = e.sim.nodeIds.filter((id) => id !== leader);
-    const isolate = { at: 0, do: "partition", groups: [["leader"], ["others"]] } as const;
+    const isolate = { at: 0, do: "partition" as const, groups: [["leader"], ["others"]] };
     expect(e.matches(isolate, { type: "partition", groups: [rest, [leader]] })).toBe(true);
     expect(e.matches(isolate, { type: "partition", groups: [[leader, leader], ["others"]] })).toBe(true);
     // Another split (the leader with a follower) is not the one asked for.
