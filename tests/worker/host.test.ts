@@ -1,59 +1,17 @@
 /** The simulation host and the view it posts: driven with a fake clock and fake timers, as the worker would drive it. */
+import { fakeHost } from "../support/host";
 import { describe, expect, it } from "vitest";
 import { localTime, withDrift } from "../../src/core/sim/clock";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
-import { type HostEnv, SimHost } from "../../src/worker/host";
 import { Journal } from "../../src/worker/journal";
-import type { FromWorker, RunSettings, SimView } from "../../src/worker/protocol";
+import type { RunSettings } from "../../src/worker/protocol";
 import { toVirtual, viewOf } from "../../src/worker/view";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { timelineFixture } from "../support/views";
 
 /** A host whose real time and timers are under the test's control. */
-function harness(): {
-  host: SimHost;
-  posts: FromWorker[];
-  views: () => SimView[];
-  last: () => SimView;
-  /** Runs the pending timer after `ms` of fake real time. */
-  tick: (ms: number) => void;
-  timers: () => number;
-} {
-  const posts: FromWorker[] = [];
-  let real = 0;
-  let pending: { fn: () => void; at: number } | null = null;
-  const env: HostEnv = {
-    post: (m) => posts.push(m),
-    nowMs: () => real,
-    setTimer: (fn, delayMs) => {
-      pending = { fn, at: real + delayMs };
-      return pending;
-    },
-    clearTimer: (h) => {
-      if (pending === h) pending = null;
-    },
-  };
-  const host = new SimHost(env);
-  const views = (): SimView[] => posts.flatMap((p) => (p.type === "view" ? [p.view] : []));
-  return {
-    host,
-    posts,
-    views,
-    last: () => {
-      const v = views().at(-1);
-      if (v === undefined) throw new Error("no view posted");
-      return v;
-    },
-    tick: (ms) => {
-      real += ms;
-      const p = pending;
-      pending = null;
-      p?.fn();
-    },
-    timers: () => (pending === null ? 0 : 1),
-  };
-}
+const harness = fakeHost;
 
 const settings = (over: Partial<RunSettings> = {}): RunSettings => ({ ...DEFAULT_SETTINGS, autoplay: false, ...over });
 

@@ -1,11 +1,11 @@
 /** The lesson player in the host: steps, the learner's actions, Back and Next, and opening at a step. */
 import { readFileSync } from "node:fs";
+import { fakeHost } from "../support/host";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { lessonCatalog } from "../../src/app/lesson/catalog";
 import { type Lesson, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
-import { type HostEnv, SimHost } from "../../src/worker/host";
-import type { FromWorker, LessonView, SimView } from "../../src/worker/protocol";
+import type { LessonView } from "../../src/worker/protocol";
 
 function fencing(): Lesson {
   const r = parseLessonText(readFileSync("lessons/07-fencing.json", "utf8"));
@@ -13,42 +13,19 @@ function fencing(): Lesson {
   return r.lesson;
 }
 
+/** The host with a fake clock, and the lesson in its newest view. */
 function harness() {
-  const posts: FromWorker[] = [];
-  let real = 0;
-  let pending: { fn: () => void } | null = null;
-  const env: HostEnv = {
-    post: (m) => posts.push(m),
-    nowMs: () => real,
-    setTimer: (fn) => {
-      pending = { fn };
-      return pending;
-    },
-    clearTimer: (h) => {
-      if (pending === h) pending = null;
-    },
-  };
-  const host = new SimHost(env);
-  const last = (): SimView => {
-    const v = posts.flatMap((p) => (p.type === "view" ? [p.view] : [])).at(-1);
-    if (v === undefined) throw new Error("no view");
-    return v;
-  };
+  const h = fakeHost();
   const lesson = (): LessonView => {
-    const l = last().lesson;
+    const l = h.last().lesson;
     if (l === undefined) throw new Error("no lesson in the view");
     return l;
   };
   /** Runs the loop (250 ms of real time a tick) until it stops, at most `n` ticks. */
   const run = (n = 400): void => {
-    for (let i = 0; i < n && pending !== null; i++) {
-      real += 250;
-      const p = pending;
-      pending = null;
-      p.fn();
-    }
+    for (let i = 0; i < n && h.timers() > 0; i++) h.tick(250);
   };
-  return { host, posts, last, lesson, run, errors: () => posts.filter((p) => p.type === "error") };
+  return { ...h, lesson, run };
 }
 
 const settings = { ...DEFAULT_SETTINGS, autoplay: false };

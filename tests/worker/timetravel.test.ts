@@ -3,43 +3,20 @@
  * clock, act, seek, step back, branch; and the run exported as a scenario file, run by
  * the CLI's runner, gives the very same trace hash.
  */
+import { fakeHost } from "../support/host";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { runScenario } from "../../src/core/scenario/runner";
 import { parseScenarioText } from "../../src/core/scenario/schema";
-import { type HostEnv, SimHost } from "../../src/worker/host";
+import { SimHost } from "../../src/worker/host";
 import type { FromWorker, RunSettings, SimView } from "../../src/worker/protocol";
 
 function harness() {
-  const posts: FromWorker[] = [];
-  let real = 0;
-  let pending: { fn: () => void } | null = null;
-  const env: HostEnv = {
-    post: (m) => posts.push(m),
-    nowMs: () => real,
-    setTimer: (fn) => {
-      pending = { fn };
-      return pending;
-    },
-    clearTimer: (h) => {
-      if (pending === h) pending = null;
-    },
-  };
-  const host = new SimHost(env);
-  const last = (): SimView => {
-    const v = posts.flatMap((p) => (p.type === "view" ? [p.view] : [])).at(-1);
-    if (v === undefined) throw new Error("no view posted");
-    return v;
-  };
+  const { host, posts, last, tick, errors } = fakeHost();
   /** Plays for `ms` of fake real time in 40 ms ticks. */
   const play = (ms: number): void => {
     host.handle({ type: "play" });
-    for (let t = 0; t < ms; t += 40) {
-      real += 40;
-      const p = pending;
-      pending = null;
-      p?.fn();
-    }
+    for (let t = 0; t < ms; t += 40) tick(40);
     host.handle({ type: "pause" });
   };
   const exported = (what: "scenario" | "trace" | "history"): Extract<FromWorker, { type: "export" }> => {
@@ -48,7 +25,6 @@ function harness() {
     if (m?.type !== "export") throw new Error(`no export answer: ${JSON.stringify(m)}`);
     return m;
   };
-  const errors = (): string[] => posts.flatMap((p) => (p.type === "error" ? [p.message] : []));
   return { host, posts, last, play, exported, errors };
 }
 
