@@ -4,22 +4,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { PANEL_CLASS } from "../src/app/lesson/lessonUi";
 import { shot, watchErrors } from "./support";
 
 test.use({ viewport: { width: 1920, height: 1080 } });
 
-/** The lesson format's panel ids, and the panels' classes in the page. */
-const PANEL_CLASS: Readonly<Record<string, string>> = {
-  cluster: "ring-panel",
-  "lease-timeline": "lease-timeline",
-  holders: "holders-panel",
-  storage: "storage-panel",
-  log: "log-grid",
-  "space-time": "spacetime-panel",
-  events: "event-log",
-  checkers: "checker-panel",
-  "time-travel": "time-travel",
-};
 
 const lessons = readdirSync("lessons")
   .filter((f) => f.endsWith(".json") && f !== "glossary.json")
@@ -44,7 +33,7 @@ test("every lesson's question step: readable, nothing cut off, highlights on the
     for (const choice of await card.locator(".lesson-choices button").all()) await expect(choice, l.id).toBeVisible();
     // Each panel the step highlights is on the page (a lesson shows only the panels it has needed).
     const panels = ((await page.evaluate(() => document.body.dataset.lessonPanels)) ?? "").split(" ").filter((x) => x !== "");
-    for (const p of panels) await expect(page.locator(`.panel.${PANEL_CLASS[p] ?? "missing"}`), `${l.id}: ${p}`).toHaveCount(1);
+    for (const p of panels) await expect(page.locator(`.panel.${PANEL_CLASS[p as keyof typeof PANEL_CLASS] ?? "missing"}`), `${l.id}: ${p}`).toHaveCount(1);
     await shot(page, `lesson-key-${l.id}`);
   }
   expect(errors).toEqual([]);

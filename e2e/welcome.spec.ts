@@ -105,3 +105,9 @@ test("Explore from here leaves the lesson for the free lab, and Back to the less
   await expect(page.getByRole("button", { name: "Explore from here" })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("the welcome's third way in opens the dialog for scenario files and links", async ({ page }) => {
+  await page.goto("/");
+  await dialog(page).getByRole("button", { name: "Open a scenario or link" }).click();
+  await expect(page.getByRole("dialog", { name: "Share & export" })).toBeVisible();
+});

@@ -9,6 +9,8 @@ export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
 export interface UiState {
   readonly settingsOpen: boolean;
   readonly helpOpen: boolean;
+  /** The "Share & export" dialog (opening files and links too). */
+  readonly shareOpen: boolean;
   /** The welcome, the course or the glossary (one dialog), or null when it is closed. */
   readonly courseView: "welcome" | "course" | "glossary" | null;
   /** Presenter zoom: the root font size scales by this. */
@@ -18,6 +20,7 @@ export interface UiState {
   readonly toggleHelp: () => void;
   readonly closeHelp: () => void;
   readonly cycleZoom: () => void;
+  readonly setShareOpen: (open: boolean) => void;
   readonly openCourse: (view: "welcome" | "course" | "glossary") => void;
   readonly closeCourse: () => void;
 }
@@ -46,12 +49,14 @@ function applyZoom(zoom: number): void {
 export const useUi = create<UiState>()((set, get) => ({
   settingsOpen: false,
   helpOpen: false,
+  shareOpen: false,
   courseView: null,
   zoom: 1,
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),
   closeHelp: () => set({ helpOpen: false }),
+  setShareOpen: (open) => set({ shareOpen: open }),
   openCourse: (view) => set({ courseView: view, helpOpen: false, settingsOpen: false }),
   closeCourse: () => set({ courseView: null }),
   cycleZoom: () => {

@@ -7,7 +7,7 @@
  * there exactly (Timeline.seekMoment); Next goes to the next step's moment when it was
  * reached before, so nothing the learner did is played or asked again.
  */
-import type { Lesson, LessonStep } from "../core/lesson/schema";
+import { countedMessageTypes, type Lesson, type LessonStep } from "../core/lesson/schema";
 import { actionMatches } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
@@ -55,16 +55,6 @@ interface Goal {
   readonly withinUs: number;
 }
 
-/** The message types a lesson's conditions count (RunObserver counts only those). */
-function countedTypes(lesson: Lesson): Set<string> {
-  return new Set(
-    lesson.lesson.steps.flatMap((s) => {
-      const cs = s.kind === "play" ? [s.until, s.throughout] : s.kind === "predict" ? [s.reveal.until] : [];
-      return cs.flatMap((c) => (c !== undefined && c.that === "messages" ? [c.type] : []));
-    }),
-  );
-}
-
 type ObserverState = {
   acks: [string, number][];
   holderState: [string, string][];
@@ -102,7 +92,7 @@ export function newLessonRun(
   options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
 ): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   const journal = new Journal();
-  const observer = new RunObserver(countedTypes(lesson));
+  const observer = new RunObserver(countedMessageTypes(lesson.lesson));
   const sim = buildSimulation(lesson.scenario, {
     onTrace: (e) => {
       journal.listener(e);

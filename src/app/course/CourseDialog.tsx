@@ -4,9 +4,8 @@
  * lessons use). One dialog, three views; the toolbar's "Course" button opens it too.
  */
 import { useEffect, useRef } from "react";
-import glossaryFile from "../../../lessons/glossary.json";
 import { trapTab } from "../focusTrap";
-import { lessonCatalog } from "../lesson/catalog";
+import { GLOSSARY_TERMS, lessonCatalog } from "../lesson/catalog";
 import { loadProgress } from "../lesson/progress";
 import { useUi } from "../ui";
 import { saveLastVisit } from "./visit";
@@ -68,7 +67,7 @@ function Welcome({ onLab }: { onLab: () => void }) {
   const openShare = (): void => {
     onLab();
     // The "Share & export" dialog opens scenario files and links.
-    document.querySelector<HTMLButtonElement>("[data-share-trigger]")?.click();
+    useUi.getState().setShareOpen(true);
   };
   return (
     <>
@@ -139,10 +138,9 @@ function Course() {
 }
 
 function Glossary() {
-  const terms = Object.entries(glossaryFile as Record<string, string>).sort(([a], [b]) => a.localeCompare(b, "en", { sensitivity: "base" }));
   return (
     <dl className="glossary">
-      {terms.map(([term, definition]) => (
+      {GLOSSARY_TERMS.map(([term, definition]) => (
         <div key={term}>
           <dt>
             <dfn>{term}</dfn>

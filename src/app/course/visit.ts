@@ -4,7 +4,7 @@
  * An address with anything in it (?seed=, ?lesson=, a share link) opens what it names.
  */
 import type { Catalog } from "../lesson/catalog";
-import { loadProgress } from "../lesson/progress";
+import { loadProgress, safeStorage } from "../lesson/progress";
 
 const LAST_KEY = "lease-lab.last";
 
@@ -53,12 +53,4 @@ export function bareAddressOpens(
   if (p?.done) return "lab";
   const step = Math.min((p?.reached ?? 0) + 1, lesson.lesson.steps.length);
   return { search: `?lesson=${encodeURIComponent(last.lesson)}&step=${step}` };
-}
-
-function safeStorage(): Storage | null {
-  try {
-    return typeof localStorage === "undefined" ? null : localStorage;
-  } catch {
-    return null;
-  }
 }

@@ -23,17 +23,24 @@ export function LessonCard({ lesson }: { readonly lesson: Lesson }) {
   return <LessonCardView lesson={lesson} lv={lv} />;
 }
 
+/** The lesson's title and where the learner is in it. */
+function LessonHead({ lesson, lv }: { readonly lesson: Lesson; readonly lv: LessonView }) {
+  return (
+    <div className="lesson-head">
+      <h2 id="lesson-title">{lesson.lesson.title}</h2>
+      <span className="lesson-count" data-testid="lesson-step-count">
+        Step {lv.index + 1} of {lv.count}
+      </span>
+    </div>
+  );
+}
+
 /** While the learner explores freely: where they left the lesson, and the way back. */
 function ExploringBar({ lesson, lv }: { readonly lesson: Lesson; readonly lv: LessonView }) {
   const send = useLab(selectSend);
   return (
     <section className="lesson-card lesson-exploring" aria-labelledby="lesson-title" data-testid="lesson-card">
-      <div className="lesson-head">
-        <h2 id="lesson-title">{lesson.lesson.title}</h2>
-        <span className="lesson-count" data-testid="lesson-step-count">
-          Step {lv.index + 1} of {lv.count}
-        </span>
-      </div>
+      <LessonHead lesson={lesson} lv={lv} />
       <p className="lesson-explore-note">
         You are exploring freely from {formatInstant(lv.exploringFrom ?? 0)}, on a branch of its own: do anything. The lesson waits where
         you left it.{" "}
@@ -59,12 +66,7 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
   useEffect(() => saveProgress(lv.id, lv.reached, lv.count), [lv.id, lv.reached, lv.count]);
   return (
     <section className="lesson-card" aria-labelledby="lesson-title" data-testid="lesson-card">
-      <div className="lesson-head">
-        <h2 id="lesson-title">{lesson.lesson.title}</h2>
-        <span className="lesson-count" data-testid="lesson-step-count">
-          Step {lv.index + 1} of {lv.count}
-        </span>
-      </div>
+      <LessonHead lesson={lesson} lv={lv} />
       <div className="lesson-body">
         <div className="lesson-words">
           <h3 className="lesson-step-title" ref={titleRef} tabIndex={-1}>{step.title ?? KIND_TITLE[step.kind]}</h3>

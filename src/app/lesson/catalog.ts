@@ -73,5 +73,10 @@ export function lessonCatalog(): Catalog {
   return bundled;
 }
 
-/** The glossary bundled with the page (lessons/glossary.json). */
+/** The glossary bundled with the page (lessons/glossary.json): term (lower case) -> definition. */
 export const GLOSSARY: ReadonlyMap<string, string> = buildGlossary(glossaryFile);
+
+/** The same terms as written, in alphabetical order, for the glossary page. */
+export const GLOSSARY_TERMS: readonly (readonly [term: string, definition: string])[] = Object.entries(glossaryFile as Record<string, string>).sort(
+  ([a], [b]) => a.localeCompare(b, "en", { sensitivity: "base" }),
+);

@@ -3,10 +3,11 @@
  * at the first step that names it (a highlight), or whose wait or action is about what it
  * shows, and stays. The cluster and the Inspector (where the learner acts) are always there.
  */
-import type { LessonSection, LessonStep, PANELS } from "../../core/lesson/schema";
+import { type LessonSection, type LessonStep, stepConditions } from "../../core/lesson/schema";
+import { type LessonPanel, lessonFocus } from "./lessonUi";
 
-/** The lesson format's panels, and the network tools (where partitions and cuts are made). */
-export type PanelId = (typeof PANELS)[number] | "network" | "inspector";
+/** The lesson format's panels, and the network tools (where partitions and cuts are made) and the Inspector. */
+export type PanelId = LessonPanel | "network" | "inspector";
 
 const ALWAYS: readonly PanelId[] = ["cluster", "inspector"];
 const NETWORK_ACTIONS = new Set(["partition", "heal", "cut", "disconnect", "connect", "network", "slow-link"]);
@@ -30,15 +31,10 @@ const BY_CONDITION: Readonly<Record<string, PanelId>> = {
 };
 
 function needs(step: LessonStep): PanelId[] {
-  const out: PanelId[] = [];
-  for (const h of step.highlight ?? []) {
-    if ("panel" in h) out.push(h.panel);
-    else if ("lease" in h) out.push("lease-timeline");
-    else if ("message" in h) out.push("space-time");
-  }
-  const conditions = step.kind === "play" ? [step.until, step.throughout] : step.kind === "predict" ? [step.reveal.until] : [];
-  for (const c of conditions) {
-    const about = c === undefined ? undefined : BY_CONDITION[c.that];
+  // The panels the step highlights (as the card outlines them), then those its conditions are about.
+  const out: PanelId[] = lessonFocus(step).panels;
+  for (const c of stepConditions(step)) {
+    const about = BY_CONDITION[c.that];
     if (about !== undefined) out.push(about);
   }
   if ((step.kind === "act" || step.kind === "your-turn") && NETWORK_ACTIONS.has(step.do.do)) out.push("network");

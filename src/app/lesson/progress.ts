@@ -40,7 +40,8 @@ export function saveProgress(id: string, reached: number, count: number, storage
   }
 }
 
-function safeStorage(): Storage | null {
+/** The page's localStorage, or null where there is none or it is refused. */
+export function safeStorage(): Storage | null {
   try {
     return typeof localStorage === "undefined" ? null : localStorage;
   } catch {

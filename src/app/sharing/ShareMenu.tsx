@@ -8,6 +8,7 @@
  */
 import { formatInstant } from "../../core/sim/time";
 import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
+import { useUi } from "../ui";
 import type { ExportKind } from "../../worker/protocol";
 import { trapTab } from "../focusTrap";
 import { useLab, useLabStore } from "../store";
@@ -57,15 +58,16 @@ const PICTURES: readonly [PictureKind, PictureFormat][] = [
 ];
 
 export function ShareMenu() {
-  const [open, setOpen] = useState(false);
+  const open = useUi((u) => u.shareOpen);
+  const setOpen = useUi((u) => u.setShareOpen);
   const trigger = useRef<HTMLButtonElement>(null);
   const close = useCallback(() => {
     setOpen(false);
     queueMicrotask(() => trigger.current?.focus());
-  }, []);
+  }, [setOpen]);
   return (
     <>
-      <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)} data-share-trigger>
+      <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
         {SHARE_NAMES.open}
       </button>
       {open && <ShareDialog onClose={close} />}

@@ -11,7 +11,7 @@ import type { Expectation, ScenarioAction } from "../scenario/schema";
 import type { Action, Simulation } from "../sim/sim";
 import { formatDuration, formatInstant, type VirtualUs } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
-import type { Lesson, LessonStep } from "./schema";
+import { countedMessageTypes, type Lesson, type LessonStep } from "./schema";
 
 /** The fields of an action that name a process, and the roles that stand for any process of a kind. */
 const TARGETS = ["proc", "holder", "client", "from", "to"] as const;
@@ -36,13 +36,7 @@ export class LessonEngine {
     readonly lesson: Lesson,
     onTrace?: (e: TraceEvent) => void,
   ) {
-    const counted = new Set(
-      lesson.lesson.steps.flatMap((s) => {
-        const cs = s.kind === "play" ? [s.until, s.throughout] : s.kind === "predict" ? [s.reveal.until] : [];
-        return cs.flatMap((c) => (c !== undefined && c.that === "messages" ? [c.type] : []));
-      }),
-    );
-    this.observer = new RunObserver(counted);
+    this.observer = new RunObserver(countedMessageTypes(lesson.lesson));
     this.timed = scenarioActions(lesson.scenario);
     this.sim = buildSimulation(lesson.scenario, {
       onTrace: (e) => {

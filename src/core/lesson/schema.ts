@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { actionSchema } from "../scenario/actions";
 import { duration, procRef } from "../scenario/fields";
-import { expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
+import { type Expectation, expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
 import { clip } from "../sim/time";
 
 /** Where a step points: a process (node, holder, client, storage), a type of message, a lease's lane, or a panel. */
@@ -131,6 +131,17 @@ export function parseLessonText(text: string): LessonParse {
     return { ok: false, errors: [`not valid JSON: ${clip((e as Error).message, 200)}`] };
   }
   return parseLesson(json);
+}
+
+/** The conditions a step waits on or checks: a play step's `until` or `throughout`, a question's reveal. */
+export function stepConditions(step: LessonStep): Expectation[] {
+  const cs = step.kind === "play" ? [step.until, step.throughout] : step.kind === "predict" ? [step.reveal.until] : [];
+  return cs.filter((c): c is Expectation => c !== undefined);
+}
+
+/** The message types a lesson's conditions count (a RunObserver counts only those). */
+export function countedMessageTypes(lesson: LessonSection): Set<string> {
+  return new Set(lesson.steps.flatMap((s) => stepConditions(s).flatMap((c) => (c.that === "messages" ? [c.type] : []))));
 }
 
 /** The glossary terms a step's words mark with [[term]] (or [[term|shown words]]). */
