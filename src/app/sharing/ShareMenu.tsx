@@ -254,18 +254,7 @@ function ShareRun(props: {
         </button>
       </div>
       <TraceHash />
-      <div className="form-field">
-        <label htmlFor={linkId}>{SHARE_NAMES.linkField}</label>
-        <input
-          id={linkId}
-          type="text"
-          readOnly
-          value={link}
-          placeholder="Press Copy share link"
-          onFocus={(e) => e.currentTarget.select()}
-          style={{ width: "100%", fontFamily: "monospace" }}
-        />
-      </div>
+      <LinkField id={linkId} label={SHARE_NAMES.linkField} value={link} placeholder="Press Copy share link" />
     </>
   );
 }
@@ -355,17 +344,7 @@ function ReplaceConfirm(props: {
         The current run has {confirm.actions} action{confirm.actions === 1 ? "" : "s"} of yours. Opening “{confirm.result.scenario.name}”
         replaces it. Its link is below: keep it to come back to it.
       </p>
-      <div className="form-field">
-        <label htmlFor={currentId}>{SHARE_NAMES.currentLink}</label>
-        <input
-          id={currentId}
-          type="text"
-          readOnly
-          value={confirm.currentLink}
-          onFocus={(e) => e.currentTarget.select()}
-          style={{ width: "100%", fontFamily: "monospace" }}
-        />
-      </div>
+      <LinkField id={currentId} label={SHARE_NAMES.currentLink} value={confirm.currentLink} />
       <div className="actions">
         <button type="button" className="primary" onClick={() => void onReplace()} disabled={working}>
           {SHARE_NAMES.confirmReplace}
@@ -439,5 +418,23 @@ function TraceHash() {
       Trace hash at {formatInstant(now)}: <code data-testid="trace-hash">{hash}</code>
       {now === end ? " (npm run sim prints the same for the downloaded scenario)" : " (move the cursor to the end to compare with npm run sim)"}
     </p>
+  );
+}
+
+/** A link to copy: read-only, selected whole on focus. */
+function LinkField({ id, label, value, placeholder }: { id: string; label: string; value: string; placeholder?: string }) {
+  return (
+    <div className="form-field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="text"
+        readOnly
+        value={value}
+        placeholder={placeholder}
+        onFocus={(e) => e.currentTarget.select()}
+        style={{ width: "100%", fontFamily: "monospace" }}
+      />
+    </div>
   );
 }
