@@ -60,14 +60,12 @@ export class LessonEngine {
     if (this.holds(until).ok) return { ok: true, detail: `already so at ${formatInstant(this.sim.now)}` };
     const start = this.sim.now;
     const end: VirtualUs = start + withinUs;
-    let held = false;
-    const stopWhen = (): boolean => {
-      held = this.holds(until).ok;
-      return held;
-    };
-    this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, end, stopWhen).next;
-    if (held || this.holds(until).ok) return { ok: true, detail: `after ${formatDuration(this.sim.now - start)}` };
-    return { ok: false, detail: `not within ${formatDuration(withinUs)}: ${this.holds(until).detail}` };
+    const r = applyActionsTo(this.sim, this.timed, this.nextTimed, end, () => this.holds(until).ok);
+    this.nextTimed = r.next;
+    // Stopped at the event that made it true; or, at the bound, an action due then may have.
+    const last = r.stopped ? null : this.holds(until);
+    if (last === null || last.ok) return { ok: true, detail: `after ${formatDuration(this.sim.now - start)}` };
+    return { ok: false, detail: `not within ${formatDuration(withinUs)}: ${last.detail}` };
   }
 
   /** Runs the engine for `us` of virtual time; with `throughout`, that condition must hold the whole time. */

@@ -13,7 +13,7 @@ import { withDrift, withJump } from "./clock";
 import { logicOf, type ProcRecord, type ProcessKind, type LogicOf } from "./cluster";
 import type { LatencyRange, Network } from "./network";
 import type { ProcessContext } from "./process";
-import { ActionRefused } from "./refusal";
+import { ActionRefused, errorMessage } from "./refusal";
 import type { Rng } from "./rng";
 import type { Envelope } from "./sim";
 import { formatDuration } from "./time";
@@ -266,7 +266,7 @@ const APPLY: { readonly [T in Action["type"]]: (h: ActionHost, a: ActionOf<T>) =
       if (a.jumpUs !== undefined) c = withJump(c, h.now, a.jumpUs);
     } catch (e) {
       // withDrift / withJump only check their inputs (pure functions): a bad setting.
-      throw new ActionRefused(`clock: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ActionRefused(`clock: ${errorMessage(e)}`);
     }
     p.clock = c;
     h.emit({ kind: "clock", proc: p.id, driftPpm: c.driftPpm, jumpUs: a.jumpUs ?? 0 });

@@ -15,7 +15,7 @@ import { EventHeap } from "./heap";
 import type { NemesisState } from "./nemesis";
 import { type NetState, Network } from "./network";
 import type { ProcessContext } from "./process";
-import { ActionRefused } from "./refusal";
+import { ActionRefused, errorMessage } from "./refusal";
 import { Rng, type RngState } from "./rng";
 import type { LocalUs, VirtualUs } from "./time";
 import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
@@ -592,8 +592,4 @@ export abstract class Kernel implements CheckerHost {
     }
     this.rearm(p);
   }
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

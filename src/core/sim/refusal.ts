@@ -6,3 +6,8 @@
 export class ActionRefused extends Error {
   override name = "ActionRefused";
 }
+
+/** What was thrown, in words (an Error's message, or the value itself). */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
