@@ -4,6 +4,7 @@ import { fakeHost } from "../support/host";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { lessonCatalog } from "../../src/app/lesson/catalog";
+import { runLesson } from "../../src/core/lesson/runner";
 import { type Lesson, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
 import type { LessonView } from "../../src/worker/protocol";
 
@@ -166,14 +167,17 @@ describe("lesson player", () => {
     expect(h.last().playing).toBe(false);
   });
 
-  it("walks every bundled lesson in the page's way (Do it for me, the right answer) with every step done", () => {
+  it("walks every bundled lesson in the page's way (Do it for me, the right answer) with every step done, each step beginning where the headless run's does", () => {
     const lessons = [...lessonCatalog().byId.values()];
     expect(lessons.length).toBeGreaterThan(0);
     for (const lesson of lessons) {
+      const headless = runLesson(lesson);
       const h = harness();
       h.host.handle({ type: "lesson-start", settings, lesson, step: 0 });
       for (const [i, step] of lesson.lesson.steps.entries()) {
         if (i > 0) h.host.handle({ type: "lesson-step", index: i });
+        // The page and the CLI play the same lesson the same way.
+        expect(h.lesson().startedAt, `lesson ${lesson.lesson.id}, step ${i + 1} begins`).toBe(headless.steps[i]?.startUs);
         if (step.kind === "your-turn") h.host.handle({ type: "lesson-do-it-for-me" });
         if (step.kind === "predict") h.host.handle({ type: "lesson-choose", choice: step.choices.findIndex((c) => c.correct) });
         h.run(4000);

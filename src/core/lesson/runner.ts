@@ -83,6 +83,8 @@ export class LessonEngine {
 
   /** Does an action now, as a user's action is done; says why when it cannot run. */
   act(a: ScenarioAction): Outcome {
+    // As the page's Timeline.act does: events due at this very moment come first.
+    this.nextTimed = applyActionsTo(this.sim, this.timed, this.nextTimed, this.sim.now).next;
     const failure = this.sim.perform(toSimAction(a));
     return failure === null ? { ok: true, detail: "done" } : { ok: false, detail: `could not ${a.do}: ${failure.error}` };
   }
