@@ -34,6 +34,8 @@ test("a lesson: narrate, play, your turn, predict, Back to a step's moment", asy
   await expect(next(page)).toBeEnabled();
   await next(page).click();
   await expect(count(page)).toHaveText("Step 3 of 7");
+  // The address follows the step, so a reload or a copied address opens this step.
+  await expect(page).toHaveURL(/[?&]step=3(&|$)/);
   const at3 = await time(page).textContent();
 
   // Your turn, with the page's own controls: select h1, then GC pause.
@@ -43,6 +45,10 @@ test("a lesson: narrate, play, your turn, predict, Back to a step's moment", asy
   await expect(card(page).getByRole("button", { name: "Do it for me" })).toBeVisible();
   await shot(page, "lesson-4-your-turn");
   await page.getByRole("button", { name: "Select h1" }).click();
+  // Another length is not the step's action: the card says what it asks for, and nothing is done.
+  await page.getByRole("region", { name: "Inspector" }).getByLabel("seconds").fill("2");
+  await page.getByRole("button", { name: "GC pause h1 before its write" }).click();
+  await expect(page.getByTestId("lesson-status")).toContainText("asks you to GC pause h1 for 5 s");
   await page.getByRole("region", { name: "Inspector" }).getByLabel("seconds").fill("5");
   await page.getByRole("button", { name: "GC pause h1 before its write" }).click();
   await expect(page.getByTestId("lesson-status")).toHaveText("You did it.");

@@ -149,9 +149,10 @@ export class SimHost {
       case "act": {
         const tl = this.requireTimeline();
         const branch = tl.branchId;
-        const wanted = this.lesson?.wants(msg.action) ?? false;
+        const wanted = this.lesson?.wants(msg.action) ?? "other";
+        if (wanted === "refused") return;
         const failure = tl.act(msg.action, this.lesson?.scripted);
-        this.lesson?.acted(wanted, failure === null, tl.branchId !== branch);
+        this.lesson?.acted(wanted === "match", failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
       }

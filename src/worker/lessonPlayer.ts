@@ -8,7 +8,7 @@
  * reached before, so nothing the learner did is played or asked again.
  */
 import { countedMessageTypes, type Lesson, type LessonStep } from "../core/lesson/schema";
-import { actionMatches } from "../core/lesson/runner";
+import { judgeAction } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
 import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
@@ -245,10 +245,18 @@ export class LessonPlayer {
     this.playFor(step.reveal.until, step.reveal.within, step.reveal.speed, false);
   }
 
-  /** Before the host applies the learner's own action: is it the one this "your turn" asks for? */
-  wants(action: Action): boolean {
+  /**
+   * Before the host applies the learner's own action: is it the one this "your turn" asks for?
+   * The same action with another value (a pause of another length) is not done at all: the
+   * step says what it asks for, so the lesson's run stays the one its later steps describe.
+   */
+  wants(action: Action): "match" | "refused" | "other" {
     const step = this.steps[this.index];
-    return this.away === null && step?.kind === "your-turn" && this.status === "waiting" && actionMatches(this.tl.sim, step.do, action);
+    if (this.away !== null || step?.kind !== "your-turn" || this.status !== "waiting") return "other";
+    const j = judgeAction(this.tl.sim, step.do, action);
+    if (j.kind !== "near") return j.kind;
+    this.detail = `Not quite: this step asks you to ${j.asked}, and you asked to ${j.done}, so nothing was done. Try again, or press Do it for me. (Explore from here is the place for your own variations.)`;
+    return "refused";
   }
 
   /** After the host applied the learner's action: a match ends the step; a new branch forgets the steps after this one. */

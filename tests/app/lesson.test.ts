@@ -5,7 +5,7 @@ import type { LessonStep } from "../../src/core/lesson/schema";
 import { bootLesson } from "../../src/app/lesson/boot";
 import { buildCatalog, buildGlossary, GLOSSARY, lessonCatalog } from "../../src/app/lesson/catalog";
 import { lessonFocus, lessonKey, stepControls } from "../../src/app/lesson/lessonUi";
-import { lessonParams, loadProgress, saveProgress } from "../../src/app/lesson/progress";
+import { lessonParams, loadProgress, saveProgress, stepAddress } from "../../src/app/lesson/progress";
 import { prosePieces } from "../../src/app/lesson/prose";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import type { LessonView } from "../../src/worker/protocol";
@@ -131,6 +131,13 @@ describe("lesson progress and address", () => {
     expect(lessonParams("?lesson=fencing")).toEqual({ id: "fencing", step: null, problem: null });
     expect(lessonParams("?lesson=fencing&step=4")).toEqual({ id: "fencing", step: 4, problem: null });
     expect(lessonParams("?lesson=fencing&step=0")?.problem).toContain("Ignored ?step=0");
+  });
+
+  it("writes the step into the address (from 1), keeping the rest, and reads back the same step", () => {
+    const at = stepAddress({ pathname: "/lab/", search: "?lesson=fencing&step=2&x=1", hash: "#h" }, "fencing", 4);
+    expect(at).toBe("/lab/?lesson=fencing&step=5&x=1#h");
+    expect(lessonParams(at.slice("/lab/".length, at.indexOf("#")))).toEqual({ id: "fencing", step: 5, problem: null });
+    expect(stepAddress({ pathname: "/", search: "", hash: "" }, "raft-basics", 0)).toBe("/?lesson=raft-basics&step=1");
   });
 
   it("opens a known lesson with its scenario's settings, and explains an unknown one", () => {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LessonEngine, runLesson } from "../../src/core/lesson/runner";
+import { judgeAction, LessonEngine, runLesson } from "../../src/core/lesson/runner";
 import { type Lesson, lessonTexts, markedTerms, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
 
 const dir = join(import.meta.dirname, "../../lessons");
@@ -137,11 +137,32 @@ describe("the lesson engine", () => {
     expect(e.matches(crashLeader, { type: "crash", proc: leader })).toBe(true);
     expect(e.matches(crashLeader, { type: "crash", proc: follower })).toBe(false);
     expect(e.matches(crashLeader, { type: "pause", proc: leader, durationUs: 1000 })).toBe(false);
-    const pause = { at: 0, do: "gc-pause", holder: "h1", for: 5000 } as const;
-    expect(e.matches(pause, { type: "gc-pause", holder: "h1", durationUs: 2_000_000 })).toBe(true);
+    const pause = { at: 0, do: "gc-pause", holder: "h1", for: 5_000_000 } as const;
+    expect(e.matches(pause, { type: "gc-pause", holder: "h1", durationUs: 5_000_000 })).toBe(true);
     expect(e.matches({ at: 0, do: "crash", node: "any-node" }, { type: "crash", proc: follower })).toBe(true);
     expect(e.matches({ at: 0, do: "crash", node: "follower" }, { type: "crash", proc: follower })).toBe(true);
     expect(e.matches({ at: 0, do: "crash", node: "follower" }, { type: "crash", proc: leader })).toBe(false);
+  });
+
+  it("asks for the step's own values: a pause of another length, or fencing turned on, is near but not it", () => {
+    const e = new LessonEngine(tiny([{ kind: "narrate", text: "x" }]));
+    e.playUntil({ that: "leader-exists" }, 5_000_000);
+    const pause = { at: 0, do: "gc-pause", holder: "h1", for: 5_000_000 } as const;
+    expect(judgeAction(e.sim, pause, { type: "gc-pause", holder: "h1", durationUs: 5_000_000 })).toEqual({ kind: "match" });
+    const short = judgeAction(e.sim, pause, { type: "gc-pause", holder: "h1", durationUs: 2_000_000 });
+    expect(short.kind).toBe("near");
+    expect(short.kind === "near" && [short.asked, short.done]).toEqual([
+      "GC pause h1 for 5 s between check and write",
+      "GC pause h1 for 2 s between check and write",
+    ]);
+    expect(judgeAction(e.sim, pause, { type: "gc-pause", holder: "h2", durationUs: 5_000_000 }).kind).toBe("other");
+    const off = { at: 0, do: "fencing", on: false } as const;
+    expect(judgeAction(e.sim, off, { type: "fencing", on: true }).kind).toBe("near");
+    expect(judgeAction(e.sim, off, { type: "fencing", on: false }).kind).toBe("match");
+    // Only the values asked for count: the inspector's drift change also says "no jump".
+    const drift = { at: 0, do: "drift", node: "n3", ppm: 400_000 } as const;
+    expect(judgeAction(e.sim, drift, { type: "clock", proc: "n3", driftPpm: 400_000, jumpUs: 0 }).kind).toBe("match");
+    expect(judgeAction(e.sim, drift, { type: "clock", proc: "n3", driftPpm: 100_000 }).kind).toBe("near");
   });
 
   it("a partition matches when it splits the processes the same way, however its groups are written", () => {

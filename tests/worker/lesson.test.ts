@@ -50,6 +50,13 @@ describe("lesson player", () => {
     // Not the asked action: the step keeps waiting.
     h.host.handle({ type: "act", action: { type: "heal" } });
     expect(h.lesson().status).toBe("waiting");
+    // The asked action with another length is not done: the step says what it asks for.
+    const before = h.last().timeline.actions.length;
+    h.host.handle({ type: "act", action: { type: "gc-pause", holder: "h1", durationUs: 1_000_000 } });
+    expect(h.lesson()).toMatchObject({ status: "waiting" });
+    expect(h.lesson().detail).toContain("asks you to GC pause h1 for 5 s");
+    expect(h.lesson().detail).toContain("you asked to GC pause h1 for 1 s");
+    expect(h.last().timeline.actions.length).toBe(before);
     h.host.handle({ type: "act", action: { type: "gc-pause", holder: "h1", durationUs: 5_000_000 } });
     expect(h.lesson().status).toBe("done");
     h.host.handle({ type: "lesson-step", index: 4 });

@@ -12,7 +12,7 @@ import type { LessonView } from "../../worker/protocol";
 import { selectSend, selectSetHighlight, useLab, useLabStore } from "../store";
 import { GLOSSARY } from "./catalog";
 import { lessonFocus, lessonKey, stepControls } from "./lessonUi";
-import { loadProgress, saveProgress } from "./progress";
+import { loadProgress, saveProgress, stepAddress } from "./progress";
 import { prosePieces } from "./prose";
 import "./lesson.css";
 
@@ -64,6 +64,8 @@ function LessonCardView({ lesson, lv }: { readonly lesson: Lesson; readonly lv: 
   useLessonHighlights(step);
   const titleRef = useStepFocus(lv.index);
   useEffect(() => saveProgress(lv.id, lv.reached, lv.count), [lv.id, lv.reached, lv.count]);
+  // The address follows the step, so a reload, a bookmark or a copied address opens this step.
+  useEffect(() => window.history.replaceState(window.history.state, "", stepAddress(window.location, lv.id, lv.index)), [lv.id, lv.index]);
   return (
     <section className="lesson-card" aria-labelledby="lesson-title" data-testid="lesson-card">
       <LessonHead lesson={lesson} lv={lv} />
@@ -201,7 +203,8 @@ function statusText(step: LessonStep, lv: LessonView, running: boolean): string 
       return running ? `Playing${what}…` : `Paused: press Play to go on${what}.`;
     }
     case "waiting":
-      return step.kind === "predict" ? "Choose an answer: then the engine plays on and shows what happens." : "Waiting for you.";
+      if (step.kind === "predict") return "Choose an answer: then the engine plays on and shows what happens.";
+      return lv.detail === "" ? "Waiting for you." : lv.detail;
     case "failed":
       return lv.detail;
     case "done":

@@ -60,3 +60,11 @@ export function lessonParams(search: string): { id: string; step: number | null;
   if (!/^\d+$/.test(raw.trim()) || n < 1) return { id, step: null, problem: `Ignored ?step=${raw.slice(0, 20)}: a step is a whole number from 1.` };
   return { id, step: n, problem: null };
 }
+
+/** The address of step `index` (from 0) of lesson `id`, keeping every other query field and the hash. */
+export function stepAddress(location: Pick<Location, "pathname" | "search" | "hash">, id: string, index: number): string {
+  const q = new URLSearchParams(location.search);
+  q.set("lesson", id);
+  q.set("step", String(index + 1));
+  return `${location.pathname}?${q.toString()}${location.hash}`;
+}

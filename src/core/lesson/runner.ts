@@ -5,7 +5,7 @@
  * and the step.
  */
 import { applyActionsTo } from "../replay/timeline";
-import { toSimAction } from "../scenario/actions";
+import { describeAction, toSimAction } from "../scenario/actions";
 import { buildSimulation, checkExpectation, RunObserver, scenarioActions } from "../scenario/runner";
 import type { Expectation, ScenarioAction } from "../scenario/schema";
 import type { Action, Simulation } from "../sim/sim";
@@ -91,31 +91,52 @@ export class LessonEngine {
 
   /**
    * Whether the learner's action is the one a "your turn" step asks for: the same kind, on
-   * the same targets, a role resolved now ("leader" is whichever node leads). Other fields
-   * (how long a pause lasts, a value written) may differ.
+   * the same targets, a role resolved now ("leader" is whichever node leads), with the same
+   * values (how long a pause lasts, the drift, fencing on or off).
    */
   matches(asked: ScenarioAction, done: Action): boolean {
     return actionMatches(this.sim, asked, done);
   }
 }
 
-/** LessonEngine.matches on any simulation (the page's host checks the learner's actions on its own). */
-export function actionMatches(sim: Simulation, asked: ScenarioAction, done: Action): boolean {
-  const want = toSimAction(asked) as Record<string, unknown>;
-  if (want.type !== done.type) return false;
+/**
+ * How the learner's action compares with the one a "your turn" asks for: the same one
+ * ("match"); the same kind on the same targets with another value, e.g. a pause of another
+ * length ("near", with both in words, so the step can say what it asks for); or another
+ * action altogether ("other").
+ */
+export type ActionJudgement =
+  | { readonly kind: "match" }
+  | { readonly kind: "near"; readonly asked: string; readonly done: string }
+  | { readonly kind: "other" };
+
+/** Fields that are neither a target nor a value the step asks for. */
+const NOT_VALUES = new Set<string>(["type", "as", "groups", ...TARGETS]);
+
+export function judgeAction(sim: Simulation, asked: ScenarioAction, done: Action): ActionJudgement {
+  const wantAction = toSimAction(asked);
+  const want = wantAction as unknown as Record<string, unknown>;
+  if (want.type !== done.type) return { kind: "other" };
   const got = done as unknown as Record<string, unknown>;
   // A partition is the same split of the processes, however its groups are written.
   if (want.type === "partition" && done.type === "partition") {
     const a = partitionShape(sim, want.groups as readonly (readonly string[])[]);
-    return a !== null && a === partitionShape(sim, done.groups);
+    return a !== null && a === partitionShape(sim, done.groups) ? { kind: "match" } : { kind: "other" };
   }
   for (const field of TARGETS) {
     const ref = want[field];
     if (typeof ref !== "string") continue;
     const actual = got[field];
-    if (typeof actual !== "string" || !sameTarget(sim, ref, actual)) return false;
+    if (typeof actual !== "string" || !sameTarget(sim, ref, actual)) return { kind: "other" };
   }
-  return true;
+  // The values the step asks for (a pause's length, a drift, fencing on or off) must be the same too.
+  const differs = Object.keys(want).some((f) => !NOT_VALUES.has(f) && JSON.stringify(want[f]) !== JSON.stringify(got[f]));
+  return differs ? { kind: "near", asked: describeAction(wantAction), done: describeAction(done) } : { kind: "match" };
+}
+
+/** LessonEngine.matches on any simulation (the page's host checks the learner's actions on its own). */
+export function actionMatches(sim: Simulation, asked: ScenarioAction, done: Action): boolean {
+  return judgeAction(sim, asked, done).kind === "match";
 }
 
 function sameTarget(sim: Simulation, ref: string, actual: string): boolean {
