@@ -11,7 +11,8 @@ function chromiumPath(): string | undefined {
   return existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined;
 }
 
-const PORT = 4173;
+/** E2E_PORT lets two checkouts run their end-to-end tests at once. */
+const PORT = Number(process.env.E2E_PORT ?? 4173);
 const executablePath = chromiumPath();
 
 export default defineConfig({
