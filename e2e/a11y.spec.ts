@@ -67,3 +67,14 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Copy share link");
 });
+
+test("classroom mode and its blank screen have no serious accessibility problems", async ({ page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto("/?seed=2&speed=1&holders=3");
+  await page.getByRole("button", { name: "Classroom" }).click();
+  await expect(page.getByTestId("classroom-caption")).toContainText("leader was elected");
+  expect(await audit(page)).toEqual([]);
+  await page.keyboard.press(".");
+  await expect(page.getByTestId("blank")).toBeVisible();
+  expect(await audit(page)).toEqual([]);
+});

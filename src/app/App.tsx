@@ -36,6 +36,7 @@ import { LessonCard } from "./lesson/LessonCard";
 import { type PanelId, panelsNeeded } from "./lesson/panels";
 import type { Lesson } from "../core/lesson/schema";
 import { CourseDialog } from "./course/CourseDialog";
+import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -53,6 +54,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <SettingsDialog />
       <HelpOverlay />
       <CourseDialog />
+      <Blank />
     </div>
   );
 }
@@ -97,6 +99,13 @@ function Keys() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
+      // A blanked screen comes back on any key (the key does nothing else).
+      if (useUi.getState().blank) {
+        useUi.getState().toggleBlank();
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        return;
+      }
       const t = e.target;
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key.toLowerCase();
       if (t instanceof HTMLElement && t.closest("input, select, textarea, [contenteditable]")) return;
@@ -119,6 +128,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
   const step = useLab((s) => s.view?.lesson?.index ?? 0);
   const exploring = useLab((s) => (s.view?.lesson?.exploringFrom ?? null) !== null);
   const [all, setAll] = useState(false);
+  const classroom = useUi((u) => u.classroom);
   // Exploring from a lesson is the free lab: every panel.
   const shown = lesson === undefined || all || exploring ? null : panelsNeeded(lesson, step);
   const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? panel : null);
@@ -140,7 +150,8 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
       <Summary />
       <ViolationBanner />
       <LastStep />
-      {lesson !== undefined && !exploring && (
+      {classroom ? <ClassroomBoard {...(full === undefined ? {} : { lesson: full })} /> : null}
+      {!classroom && lesson !== undefined && !exploring && (
         <p className="lesson-panels-note">
           {all ? "Every panel is shown. " : "Only the panels this lesson has needed so far are shown; more appear when a step needs them. "}
           <button type="button" className="small" aria-pressed={all} onClick={() => setAll(!all)}>
@@ -148,27 +159,29 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
           </button>
         </p>
       )}
-      <main className="board">
-        <div className="col-main">
-          <Ring />
-          {show("time-travel", <TimeTravel />)}
-          {show("space-time", <SpaceTime />)}
-          {show("log", <LogGrid />)}
-        </div>
-        <div className="col-side">
-          {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
-          {full !== undefined && <LessonCard lesson={full} />}
-          <Inspector />
-          {show("lease-timeline", <LeaseTimeline />)}
-          {show("holders", <HolderPanel />)}
-        </div>
-        <div className="col-wide">
-          {show("storage", <StoragePanel />)}
-          {show("checkers", <CheckerPanel />)}
-          {show("network", <NetworkTools />)}
-          {show("events", <EventLog />)}
-        </div>
-      </main>
+      {!classroom && (
+        <main className="board">
+          <div className="col-main">
+            <Ring />
+            {show("time-travel", <TimeTravel />)}
+            {show("space-time", <SpaceTime />)}
+            {show("log", <LogGrid />)}
+          </div>
+          <div className="col-side">
+            {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
+            {full !== undefined && <LessonCard lesson={full} />}
+            <Inspector />
+            {show("lease-timeline", <LeaseTimeline />)}
+            {show("holders", <HolderPanel />)}
+          </div>
+          <div className="col-wide">
+            {show("storage", <StoragePanel />)}
+            {show("checkers", <CheckerPanel />)}
+            {show("network", <NetworkTools />)}
+            {show("events", <EventLog />)}
+          </div>
+        </main>
+      )}
     </>
   );
 }

@@ -1,4 +1,4 @@
-/** The top bar: play / pause / step back / step / reset, speed on a log scale, the run's seed, settings, zoom and help. */
+/** The top bar: play / pause / step back / step / reset, speed on a log scale, the run's seed, settings, course, help and classroom mode. */
 import { formatInstant } from "../core/sim/time";
 import { useId } from "react";
 import type { SimView } from "../worker/protocol";
@@ -33,8 +33,8 @@ export function Toolbar() {
   const openSettings = useUi((u) => u.openSettings);
   const openCourse = useUi((u) => u.openCourse);
   const toggleHelp = useUi((u) => u.toggleHelp);
-  const zoom = useUi((u) => u.zoom);
-  const cycleZoom = useUi((u) => u.cycleZoom);
+  const classroom = useUi((u) => u.classroom);
+  const toggleClassroom = useUi((u) => u.toggleClassroom);
   const speedId = useId();
   const idx = nearestSpeedIndex(view.speed);
   return (
@@ -93,21 +93,29 @@ export function Toolbar() {
           {formatInstant(view.now)}
         </span>
       </div>
-      <div className="toolbar-group">
+      <div className="toolbar-group toolbar-more">
         <span className="seed">
           seed <strong data-testid="seed">{view.seed}</strong>
         </span>
         <button type="button" onClick={openSettings} title="Seed, cluster size, holders and timing">
           Settings…
         </button>
-        <button type="button" onClick={cycleZoom} aria-pressed={zoom > 1} aria-keyshortcuts="Z" title="Bigger text for a projector">
-          Zoom {Math.round(zoom * 100)}%
-        </button>
         <button type="button" onClick={() => openCourse("course")} title="Lessons that walk through leases step by step, and the glossary">
           Course
         </button>
         <button type="button" onClick={toggleHelp} aria-keyshortcuts="?" title="Keyboard shortcuts">
           Help
+        </button>
+      </div>
+      <div className="toolbar-group">
+        <button
+          type="button"
+          onClick={toggleClassroom}
+          aria-pressed={classroom}
+          aria-keyshortcuts="C"
+          title="The projector layout: the cluster fills the screen, big text, a caption of the latest event; “.” blanks the screen"
+        >
+          {classroom ? "Leave classroom" : "Classroom"}
         </button>
       </div>
     </section>

@@ -30,7 +30,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: "I", does: "Isolate the leader in a partition" },
   { keys: "H", does: "Heal the network" },
   { keys: "F", does: "Switch the storage's fencing on or off" },
-  { keys: "Z", does: "Presenter zoom: bigger text" },
+  { keys: "C", does: "Classroom mode: the projector layout (cluster full screen, big text, a caption)" },
+  { keys: ".", does: "Blank the screen (press again, or any key, to come back)" },
+  { keys: "PageDown / PageUp", does: "Next / previous marker (in a lesson: next / previous step), as a presenter clicker sends" },
   { keys: "?", does: "Show or hide this help" },
   { keys: "Esc", does: "Close a dialog, or clear the selection" },
 ];
@@ -103,8 +105,20 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
     case "f":
       if (view.storage !== null) act({ type: "fencing", on: !view.storage.fencing });
       return true;
-    case "z":
-      ui.cycleZoom();
+    case "c":
+      ui.toggleClassroom();
+      return true;
+    case ".":
+      ui.toggleBlank();
+      return true;
+    case "pagedown":
+    case "pageup":
+      // In a lesson the card's own keys go to the next or previous step.
+      if (view.lesson !== undefined && view.lesson.exploringFrom === null) return true;
+      // Past the last marker, PageDown goes on to the present (the end of what was explored).
+      if (!jumpToMarker(view, key === "pagedown" ? 1 : -1, lab.cursor) && key === "pagedown" && view.now < view.timeline.end) {
+        lab.cursor.jump(view.timeline.end);
+      }
       return true;
     case "?":
       ui.toggleHelp();

@@ -1,10 +1,8 @@
-/** Page-only state (dialogs, presenter zoom) and the commands that start runs. */
+/** Page-only state (dialogs, classroom mode) and the commands that start runs. */
 import { create } from "zustand";
 import type { RunSettings } from "../worker/protocol";
 import { toSearch } from "./params";
 import type { LabStore } from "./store";
-
-export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
 
 export interface UiState {
   readonly settingsOpen: boolean;
@@ -13,13 +11,16 @@ export interface UiState {
   readonly shareOpen: boolean;
   /** The welcome, the course or the glossary (one dialog), or null when it is closed. */
   readonly courseView: "welcome" | "course" | "glossary" | null;
-  /** Presenter zoom: the root font size scales by this. */
-  readonly zoom: number;
+  /** Classroom mode: the projector layout (the cluster fills the screen, big text, a caption). */
+  readonly classroom: boolean;
+  /** The screen is blanked (".", as in a slide show), so the class looks at the lecturer. */
+  readonly blank: boolean;
   readonly openSettings: () => void;
   readonly closeSettings: () => void;
   readonly toggleHelp: () => void;
   readonly closeHelp: () => void;
-  readonly cycleZoom: () => void;
+  readonly toggleClassroom: () => void;
+  readonly toggleBlank: () => void;
   readonly setShareOpen: (open: boolean) => void;
   readonly openCourse: (view: "welcome" | "course" | "glossary") => void;
   readonly closeCourse: () => void;
@@ -35,15 +36,10 @@ export function startRun(lab: LabStore, settings: RunSettings): void {
   }
 }
 
-/**
- * Presenter zoom scales the whole page (CSS zoom), drawings included, and switches the
- * board to one column so the cluster ring gets the full width of the screen.
- */
-function applyZoom(zoom: number): void {
+/** Classroom mode is a class on the root element, so the whole page (dialogs too) can grow. */
+function applyClassroom(on: boolean): void {
   if (typeof document === "undefined") return;
-  const root = document.documentElement;
-  root.style.setProperty("--zoom", String(zoom));
-  root.classList.toggle("zoomed", zoom > 1);
+  document.documentElement.classList.toggle("classroom", on);
 }
 
 export const useUi = create<UiState>()((set, get) => ({
@@ -51,7 +47,8 @@ export const useUi = create<UiState>()((set, get) => ({
   helpOpen: false,
   shareOpen: false,
   courseView: null,
-  zoom: 1,
+  classroom: false,
+  blank: false,
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),
@@ -59,10 +56,10 @@ export const useUi = create<UiState>()((set, get) => ({
   setShareOpen: (open) => set({ shareOpen: open }),
   openCourse: (view) => set({ courseView: view, helpOpen: false, settingsOpen: false }),
   closeCourse: () => set({ courseView: null }),
-  cycleZoom: () => {
-    const i = ZOOMS.indexOf(get().zoom);
-    const zoom = ZOOMS[(i + 1) % ZOOMS.length] as number;
-    set({ zoom });
-    applyZoom(zoom);
+  toggleClassroom: () => {
+    const classroom = !get().classroom;
+    set({ classroom, blank: false });
+    applyClassroom(classroom);
   },
+  toggleBlank: () => set({ blank: !get().blank }),
 }));
