@@ -93,3 +93,21 @@ test("'.' blanks the screen and any key brings it back; PageDown and PageUp step
   await expect(time).not.toHaveText(election ?? "");
   expect(errors).toEqual([]);
 });
+
+test("a lesson in classroom mode: the card and the step's panel beside the cluster, Back and Next on screen", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto("/?lesson=fencing&step=6");
+  const card = page.getByTestId("lesson-card");
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 6 of 7");
+  await page.keyboard.press("c");
+  await expect(page.getByTestId("classroom-caption")).toBeVisible();
+  for (const name of ["Back", "Next", "Explore from here"]) await expect(card.getByRole("button", { name, exact: true })).toBeInViewport({ ratio: 1 });
+  await expect(page.getByTestId("classroom-side").getByRole("heading", { name: "Storage", exact: true })).toBeInViewport();
+  await expect(page.getByRole("group", { name: "Cluster ring" })).toBeInViewport({ ratio: 1 });
+  // The clicker's PageUp is the lesson's Back here, not a marker jump.
+  await page.keyboard.press("PageUp");
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 5 of 7");
+  await shot(page, "classroom-lesson-1280");
+  expect(errors).toEqual([]);
+});
