@@ -7,10 +7,11 @@
  * there exactly (Timeline.seekMoment); Next goes to the next step's moment when it was
  * reached before, so nothing the learner did is played or asked again.
  */
-import { countedMessageTypes, type Lesson, type LessonStep } from "../core/lesson/schema";
+import { type Lesson, type LessonStep, lessonObserverNeeds } from "../core/lesson/schema";
 import { judgeAction } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
+import type { ObserverState } from "../core/scenario/observer";
 import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
 import type { TimedAction } from "../core/scenario/record";
 import type { Expectation } from "../core/scenario/schema";
@@ -55,44 +56,13 @@ interface Goal {
   readonly withinUs: number;
 }
 
-type ObserverState = {
-  acks: [string, number][];
-  holderState: [string, string][];
-  visited: [string, string[]][];
-  writes: { holder: string; accepted: boolean }[];
-  sends: [string, { t: number[]; bytes: number[] }][];
-};
-
-function saveObserver(o: RunObserver): ObserverState {
-  return {
-    acks: [...o.acks],
-    holderState: [...o.holderState],
-    visited: [...o.holderVisited].map(([k, v]) => [k, [...v]]),
-    writes: o.storageWrites.map((w) => ({ ...w })),
-    sends: [...o.sends].map(([k, v]) => [k, { t: v.t.slice(), bytes: v.bytes.slice() }]),
-  };
-}
-
-function loadObserver(o: RunObserver, s: ObserverState): void {
-  o.acks.clear();
-  for (const [k, v] of s.acks) o.acks.set(k, v);
-  o.holderState.clear();
-  for (const [k, v] of s.holderState) o.holderState.set(k, v);
-  o.holderVisited.clear();
-  for (const [k, v] of s.visited) o.holderVisited.set(k, new Set(v));
-  o.storageWrites.length = 0;
-  for (const w of s.writes) o.storageWrites.push({ ...w });
-  o.sends.clear();
-  for (const [k, v] of s.sends) o.sends.set(k, { t: v.t.slice(), bytes: v.bytes.slice() });
-}
-
 /** A run of a lesson's scenario, ready for time travel: the journal and the lesson's observer are saved in its snapshots. */
 export function newLessonRun(
   lesson: Lesson,
   options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
 ): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   const journal = new Journal();
-  const observer = new RunObserver(countedMessageTypes(lesson.lesson));
+  const observer = new RunObserver(lessonObserverNeeds(lesson.lesson));
   const sim = buildSimulation(lesson.scenario, {
     onTrace: (e) => {
       journal.listener(e);
@@ -100,11 +70,11 @@ export function newLessonRun(
     },
   });
   const companion: Companion = {
-    save: () => ({ journal: journal.save(), observer: saveObserver(observer) }),
+    save: () => ({ journal: journal.save(), observer: observer.save() }),
     load: (saved) => {
       const s = saved as { journal: unknown; observer: ObserverState };
       journal.load(s.journal);
-      loadObserver(observer, s.observer);
+      observer.load(s.observer);
     },
     savedBytes: (saved) => journal.savedBytes((saved as { journal: unknown }).journal),
   };
@@ -294,7 +264,7 @@ export class LessonPlayer {
     if (g === null || this.status !== "playing") return;
     if (g.until === null) {
       if (g.throughout !== null && !this.holds(g.throughout)) {
-        this.finish("failed", `It stopped being so after ${formatDuration(this.tl.now - g.startUs)}: ${checkExpectation(this.tl.sim, g.throughout, this.observer).detail}.`);
+        this.finish("failed", `It stopped being so after ${formatDuration(this.tl.now - g.startUs)}: ${this.check(g.throughout).detail}.`);
       } else if (this.tl.now >= g.endUs) this.finish("done", `${formatDuration(g.withinUs)} passed${g.throughout === null ? "" : ", and it stayed so"}.`);
     } else if (this.holds(g.until)) this.finish("done", `It happened after ${formatDuration(this.tl.now - g.startUs)}.`);
     else if (this.tl.now >= g.endUs) this.finish("failed", this.notWithin({ ...g, until: g.until }));
@@ -303,11 +273,16 @@ export class LessonPlayer {
   // ---- inside -----------------------------------------------------------------------
 
   private holds(e: Expectation): boolean {
-    return checkExpectation(this.tl.sim, e, this.observer).ok;
+    return this.check(e).ok;
+  }
+
+  /** A condition now; `"since": "step"` counts from the current step's recorded moment, as LessonEngine does. */
+  private check(e: Expectation): ReturnType<typeof checkExpectation> {
+    return checkExpectation(this.tl.sim, e, this.observer, this.moments[this.index]?.t ?? this.tl.now);
   }
 
   private notWithin(g: Goal & { until: Expectation }): string {
-    return `This did not happen within ${formatDuration(g.withinUs)}: ${describeExpectation(g.until)} (${checkExpectation(this.tl.sim, g.until, this.observer).detail}).`;
+    return `This did not happen within ${formatDuration(g.withinUs)}: ${describeExpectation(g.until)} (${this.check(g.until).detail}).`;
   }
 
   /** Enters step i for the first time from here: records its moment and forgets anything after it. */

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { judgeAction, LessonEngine, runLesson } from "../../src/core/lesson/runner";
+import { judgeAction, LessonEngine, runLesson, runStep } from "../../src/core/lesson/runner";
 import { type Lesson, lessonTexts, markedTerms, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
 
 const dir = join(import.meta.dirname, "../../lessons");
@@ -176,6 +176,49 @@ describe("the lesson engine", () => {
     // Another split (the leader with a follower) is not the one asked for.
     expect(e.matches(isolate, { type: "partition", groups: [[leader, rest[0] as string], ["others"]] })).toBe(false);
     expect(e.matches(isolate, { type: "partition", groups: [["n9"], ["others"]] })).toBe(false);
+  });
+});
+
+describe("conditions counted from the step's start", () => {
+  const steps = (refresh: Record<string, unknown>) => [
+    { kind: "play", until: { that: "lease-held", name: "lock", by: "h1" }, within: "3s" },
+    { kind: "play", for: "2s" },
+    { kind: "play", until: { that: "messages", type: "LeaseRefresh", atLeast: 1, ...refresh }, within: "3s" },
+  ];
+
+  it('"since": "step" waits for a refresh sent during this step; without it, the earlier ones make it already so', () => {
+    const relative = runLesson(tiny(steps({ since: "step" })));
+    expect(relative.ok).toBe(true);
+    expect(relative.steps[2]?.detail).toMatch(/^after \d/);
+    const absolute = runLesson(tiny(steps({})));
+    expect(absolute.steps[2]?.detail).toMatch(/^already so at /);
+  });
+
+  it("the engine counts from the step's beginning, and only that step's", () => {
+    const lesson = tiny(steps({ since: "step" }));
+    const e = new LessonEngine(lesson);
+    for (const step of lesson.lesson.steps.slice(0, 2)) runStep(e, step);
+    e.beginStep();
+    expect(e.stepStartUs).toBe(e.sim.now);
+    const sinceStep = { that: "messages", type: "LeaseRefresh", since: "step", atLeast: 1 } as const;
+    expect(e.holds(sinceStep).ok).toBe(false);
+    expect(e.holds({ ...sinceStep, since: 0 }).ok).toBe(true);
+  });
+});
+
+describe("clock-bound-broken in the clocks-lie lesson", () => {
+  it("not broken while clocks are honest; broken, involving n3, once n3's fast clock expired h2's lease", () => {
+    const lesson = load("06-clocks-lie.json");
+    const e = new LessonEngine(lesson);
+    const steps = lesson.lesson.steps;
+    const drift = steps.findIndex((s) => s.kind === "your-turn" && s.do.do === "drift");
+    for (const step of steps.slice(0, drift)) expect(runStep(e, step).ok).toBe(true);
+    expect(e.holds({ that: "clock-bound-broken" })).toEqual({ ok: false, detail: "no bound broken" });
+    for (const step of steps.slice(drift)) expect(runStep(e, step).ok).toBe(true);
+    expect(e.holds({ that: "clock-bound-broken", node: "n3" }).detail).toMatch(/^clock-rate: h2 still believed it held lock/);
+    expect(e.holds({ that: "clock-bound-broken", node: "n3" }).ok).toBe(true);
+    expect(e.holds({ that: "clock-bound-broken", node: "h2" }).ok).toBe(true);
+    expect(e.holds({ that: "clock-bound-broken", node: "n1" }).ok).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@ import { fakeHost } from "../support/host";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { lessonCatalog } from "../../src/app/lesson/catalog";
-import { runLesson } from "../../src/core/lesson/runner";
+import { LessonEngine, runLesson, runStep } from "../../src/core/lesson/runner";
 import { type Lesson, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
 import type { LessonView } from "../../src/worker/protocol";
 
@@ -30,6 +30,13 @@ function harness() {
 }
 
 const settings = { ...DEFAULT_SETTINGS, autoplay: false };
+
+/** Where a lesson's headless walk ends (virtual µs). */
+function runLessonEnd(lesson: Lesson): number {
+  const e = new LessonEngine(lesson);
+  for (const step of lesson.lesson.steps) runStep(e, step);
+  return e.sim.now;
+}
 
 describe("lesson player", () => {
   it("walks the fencing lesson: narrate, play, your turn by the learner's own action, predict", () => {
@@ -194,6 +201,43 @@ describe("lesson player", () => {
       }
       expect(h.errors()).toEqual([]);
     }
+  });
+
+  it('a condition with "since": "step" counts from the step\'s recorded moment, as headless', () => {
+    const p = parseLesson({
+      seed: 4,
+      duration: "20s",
+      cluster: { nodes: 3 },
+      holders: { count: 1 },
+      lesson: {
+        id: "since-step",
+        title: "Since the step",
+        summary: "s",
+        minutes: 3,
+        order: 1,
+        steps: [
+          { kind: "play", until: { that: "lease-held", name: "lock", by: "h1" }, within: "3s" },
+          { kind: "play", for: "2s" },
+          { kind: "play", until: { that: "messages", type: "LeaseRefresh", since: "step", atLeast: 2 }, within: "5s" },
+        ],
+      },
+    });
+    if (!p.ok) throw new Error(p.errors.join("; "));
+    const headless = runLesson(p.lesson);
+    expect(headless.ok).toBe(true);
+    const h = harness();
+    h.host.handle({ type: "lesson-start", settings, lesson: p.lesson, step: 0 });
+    for (const i of [0, 1, 2]) {
+      if (i > 0) h.host.handle({ type: "lesson-step", index: i });
+      h.run(4000);
+      expect(h.lesson()).toMatchObject({ index: i, status: "done" });
+    }
+    expect(h.lesson().detail).toMatch(/^It happened after /);
+    // It waited for two refreshes of its own, ending where the headless run's step did.
+    const third = headless.steps[2];
+    expect(h.lesson().startedAt).toBe(third?.startUs);
+    expect(h.last().now).toBeGreaterThan((third?.startUs ?? 0) + 100_000);
+    expect(h.last().now).toBe(runLessonEnd(p.lesson));
   });
 
   it("a play step with `for` runs that long, then Next works", () => {

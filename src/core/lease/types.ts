@@ -53,7 +53,9 @@ export interface LeaseInfo {
   readonly checkpointRemainingMs: number | null;
 }
 
-export type LeaseDenial = "held" | "lock-delay" | "pool-exhausted";
+/** Why a grant is denied (a closed set: the `refused` expectation lists them). */
+export const LEASE_DENIALS = ["held", "lock-delay", "pool-exhausted"] as const;
+export type LeaseDenial = (typeof LEASE_DENIALS)[number];
 
 export type LeaseResult =
   | { readonly kind: "granted"; readonly name: string; readonly token: number; readonly ttlMs: number; readonly transitions: number }
@@ -74,7 +76,9 @@ export interface LeaseRefresh {
   readonly reqId: number;
 }
 
-export type LeaseRefreshDenial = "not-leader" | "unknown-lease" | "expired" | "pool-short";
+/** Why a refresh is refused (a closed set: the `refused` expectation lists them). */
+export const REFRESH_DENIALS = ["not-leader", "unknown-lease", "expired", "pool-short"] as const;
+export type LeaseRefreshDenial = (typeof REFRESH_DENIALS)[number];
 
 export type LeaseRefreshReply =
   | { readonly type: "LeaseRefreshReply"; readonly reqId: number; readonly name: string; readonly ok: true; readonly ttlMs: number }

@@ -11,7 +11,7 @@ import type { Expectation, ScenarioAction } from "../scenario/schema";
 import type { Action, Simulation } from "../sim/sim";
 import { formatDuration, formatInstant, type VirtualUs } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
-import { countedMessageTypes, type Lesson, type LessonStep } from "./schema";
+import { type Lesson, type LessonStep, lessonObserverNeeds } from "./schema";
 
 /** The fields of an action that name a process, and the roles that stand for any process of a kind. */
 const TARGETS = ["proc", "holder", "client", "from", "to"] as const;
@@ -31,12 +31,14 @@ export class LessonEngine {
   private readonly observer: RunObserver;
   private readonly timed: ReturnType<typeof scenarioActions>;
   private nextTimed = 0;
+  /** When the current step began: what a condition's `"since": "step"` counts from. */
+  private stepStart = 0;
 
   constructor(
     readonly lesson: Lesson,
     onTrace?: (e: TraceEvent) => void,
   ) {
-    this.observer = new RunObserver(countedMessageTypes(lesson.lesson));
+    this.observer = new RunObserver(lessonObserverNeeds(lesson.lesson));
     this.timed = scenarioActions(lesson.scenario);
     this.sim = buildSimulation(lesson.scenario, {
       onTrace: (e) => {
@@ -46,9 +48,18 @@ export class LessonEngine {
     });
   }
 
+  /** A step begins now (runStep calls it): conditions with `"since": "step"` count from here. */
+  beginStep(): void {
+    this.stepStart = this.sim.now;
+  }
+
+  get stepStartUs(): number {
+    return this.stepStart;
+  }
+
   /** Whether a condition holds now, and what the engine sees. */
   holds(e: Expectation): Outcome {
-    const r = checkExpectation(this.sim, e, this.observer);
+    const r = checkExpectation(this.sim, e, this.observer, this.stepStart);
     return { ok: r.ok, detail: r.detail };
   }
 
@@ -197,6 +208,7 @@ export interface LessonRunResult {
 
 /** Runs one step headless: "your turn" and "predict" as if the learner did it for themselves and chose. */
 export function runStep(engine: LessonEngine, step: LessonStep): Outcome {
+  engine.beginStep();
   switch (step.kind) {
     case "narrate":
       return { ok: true, detail: "" };

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { actionSchema } from "../scenario/actions";
 import { duration, procRef } from "../scenario/fields";
+import { type ObserverNeeds, observerNeeds } from "../scenario/observer";
 import { type Expectation, expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
 import { clip } from "../sim/time";
 
@@ -139,9 +140,9 @@ export function stepConditions(step: LessonStep): Expectation[] {
   return cs.filter((c): c is Expectation => c !== undefined);
 }
 
-/** The message types a lesson's conditions count (a RunObserver counts only those). */
-export function countedMessageTypes(lesson: LessonSection): Set<string> {
-  return new Set(lesson.steps.flatMap((s) => stepConditions(s).flatMap((c) => (c.that === "messages" ? [c.type] : []))));
+/** What a lesson's RunObserver records for its conditions (message types, refusals, lease events). */
+export function lessonObserverNeeds(lesson: LessonSection): ObserverNeeds {
+  return observerNeeds(lesson.steps.flatMap(stepConditions));
 }
 
 /** The glossary terms a step's words mark with [[term]] (or [[term|shown words]]). */

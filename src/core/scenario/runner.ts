@@ -9,16 +9,18 @@ import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "..
 import type { NemesisConfig } from "../sim/nemesis";
 import { type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
-import type { TraceEvent } from "../sim/trace";
 import { holderStateOf } from "../holder/holder";
 import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";
 import type { TimedAction } from "./record";
 import { toSimAction } from "./actions";
+import { checkObserved, describeObserved, isObserved } from "./observed";
+import { observerNeeds, RunObserver } from "./observer";
 import type { Expectation, Scenario } from "./schema";
 
 export { toSimAction } from "./actions";
+export { observerNeeds, RunObserver } from "./observer";
 
 export interface RunOptions {
   /** Overrides the scenario's seed. */
@@ -152,7 +154,7 @@ const WITHIN_POLL_US = 10_000;
 
 export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
   const durationUs = opts.durationUs ?? s.duration;
-  const observer = new RunObserver(new Set(s.expect.flatMap((e) => (e.that === "messages" ? [e.type] : []))));
+  const observer = new RunObserver(observerNeeds(s.expect));
   const recorder = opts.history ? new HistoryRecorder() : null;
   const sim = buildSimulation(s, {
     ...opts,
@@ -246,41 +248,6 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
 }
 
 
-/** What the expectations need to know about the run so far, gathered from the trace. */
-export class RunObserver {
-  readonly acks = new Map<string, number>();
-  readonly holderState = new Map<string, string>();
-  readonly holderVisited = new Map<string, Set<string>>();
-  readonly storageWrites: { holder: string; accepted: boolean }[] = [];
-  /** Per message type: the send times (µs) and JSON sizes, for `messages` expectations. */
-  readonly sends = new Map<string, { t: number[]; bytes: number[] }>();
-  /** Count messages only when some expectation asks (sizes cost a JSON.stringify each). */
-  constructor(private readonly countTypes: ReadonlySet<string> = new Set()) {}
-
-  observe(e: TraceEvent): void {
-    if (e.kind === "send" && this.countTypes.has(e.msg.type)) {
-      let c = this.sends.get(e.msg.type);
-      if (c === undefined) {
-        c = { t: [], bytes: [] };
-        this.sends.set(e.msg.type, c);
-      }
-      c.t.push(e.t);
-      c.bytes.push(JSON.stringify(e.msg).length);
-      return;
-    }
-    if (e.kind === "client" && e.phase === "ok") this.acks.set(e.proc, (this.acks.get(e.proc) ?? 0) + 1);
-    else if (e.kind === "holder") {
-      this.holderState.set(e.proc, e.state);
-      let seen = this.holderVisited.get(e.proc);
-      if (seen === undefined) {
-        seen = new Set();
-        this.holderVisited.set(e.proc, seen);
-      }
-      seen.add(e.state);
-    } else if (e.kind === "storage") this.storageWrites.push({ holder: e.holder, accepted: e.accepted });
-  }
-}
-
 /** "holding" matches "holding" and "holding.renewing"; "holding.renewing" matches only that. */
 function stateMatches(actual: string, wanted: string): boolean {
   return actual === wanted || actual.startsWith(`${wanted}.`);
@@ -326,6 +293,7 @@ function logsAgree<R>(sim: Simulation, index: number | undefined, result: (ok: b
 }
 
 export function describeExpectation(e: Expectation): string {
+  if (isObserved(e)) return describeObserved(e);
   switch (e.that) {
     case "leader-exists":
       return "a leader exists";
@@ -345,13 +313,6 @@ export function describeExpectation(e: Expectation): string {
       return "every running node is in the same term";
     case "logs-agree":
       return e.index === undefined ? "every running node has the same log" : `every running node that holds entry ${e.index} holds the same one`;
-    case "messages": {
-      const range = [e.atLeast === undefined ? null : `at least ${e.atLeast}`, e.atMost === undefined ? null : `at most ${e.atMost}`]
-        .filter((x) => x !== null)
-        .join(" and ");
-      const bytes = e.bytesAtMost === undefined ? "" : `${range ? ", " : ""}at most ${e.bytesAtMost} bytes`;
-      return `${range}${bytes} ${e.type} message(s) sent${e.since === undefined ? "" : ` since ${formatInstant(e.since)}`}`;
-    }
     case "term-at-least":
       return `the highest term is at least ${e.term}`;
     case "term-at-most":
@@ -391,7 +352,16 @@ export function unexpected(s: Scenario, violations: readonly Violation[]): Viola
   return violations.filter((v) => !expected.has(v.invariant));
 }
 
-export function checkExpectation(sim: Simulation, e: Expectation, run: RunObserver): { description: string; ok: boolean; detail: string } {
+/**
+ * Whether an expectation holds now, and what the run shows. `stepStartUs`: when the current
+ * lesson step began (what `"since": "step"` counts from).
+ */
+export function checkExpectation(
+  sim: Simulation,
+  e: Expectation,
+  run: RunObserver,
+  stepStartUs?: number,
+): { description: string; ok: boolean; detail: string } {
   const description = `at ${formatInstant(e.at ?? sim.now)}: ${describeExpectation(e)}`;
   const majority = Math.floor(sim.nodeIds.length / 2) + 1;
   const leader = sim.leader();
@@ -400,6 +370,10 @@ export function checkExpectation(sim: Simulation, e: Expectation, run: RunObserv
   const result = (ok: boolean, detail: string) => ({ description, ok, detail });
   const missing = missingProcess(sim, e);
   if (missing !== null) return result(false, missing);
+  if (isObserved(e)) {
+    const r = checkObserved(sim, e, run, stepStartUs);
+    return result(r.ok, r.detail);
+  }
   switch (e.that) {
     case "leader-exists":
       return result(leader !== null, leader === null ? "no leader" : `leader ${leader}, term ${sim.server(leader).node?.term}`);
@@ -427,21 +401,6 @@ export function checkExpectation(sim: Simulation, e: Expectation, run: RunObserv
     }
     case "logs-agree":
       return logsAgree(sim, e.index, result);
-    case "messages": {
-      const c = run.sends.get(e.type);
-      const from = e.since ?? 0;
-      let count = 0;
-      let bytes = 0;
-      if (c !== undefined) {
-        for (let k = 0; k < c.t.length; k++) {
-          if ((c.t[k] as number) < from) continue;
-          count++;
-          bytes += c.bytes[k] as number;
-        }
-      }
-      const ok = (e.atLeast === undefined || count >= e.atLeast) && (e.atMost === undefined || count <= e.atMost) && (e.bytesAtMost === undefined || bytes <= e.bytesAtMost);
-      return result(ok, `${count} sent, ${bytes} bytes`);
-    }
     case "term-at-least":
       return result(maxTerm >= e.term, `highest term ${maxTerm}`);
     case "term-at-most":
@@ -526,7 +485,14 @@ function missingProcess(sim: Simulation, e: Expectation): string | null {
     case "holder-was-in":
     case "holder-never-in":
     case "storage-writes":
+    case "refused":
       return holder(e.holder);
+    case "messages": {
+      const known = (id: string) => sim.nodeIds.includes(id) || sim.holderIds.includes(id) || sim.clientIds.includes(id) || id === sim.storageId;
+      return [e.from, e.to].map((id) => (id === undefined || known(id) ? null : `${id} is not a process`)).find((x) => x !== null) ?? null;
+    }
+    case "clock-bound-broken":
+      return e.node === undefined || sim.nodeIds.includes(e.node) || sim.holderIds.includes(e.node) ? null : `${e.node} is not a node or a holder`;
     default:
       return null;
   }

@@ -8,6 +8,8 @@ import { ALL_FAULTS } from "../sim/nemesis";
 import { clip } from "../sim/time";
 import { actionSchema } from "./actions";
 import { duration, procRef } from "./fields";
+import { LEASE_DENIALS, REFRESH_DENIALS } from "../lease/types";
+import { TRACKER_EVENTS } from "./observer";
 
 /** The nemesis may not act more often than this (µs): a storm of faults every microsecond only burns time. */
 const MIN_NEMESIS_INTERVAL_US = 1000;
@@ -21,6 +23,18 @@ const action = actionSchema;
  * checkOneLeader and one() wait for a leader or a commit.
  */
 const when = { at: duration.optional(), within: duration.optional() };
+
+/**
+ * From when an expectation counts what happened: a time, or (in a lesson's conditions only)
+ * "step", the moment the current step began.
+ */
+const since = z.union([z.literal("step"), duration]).optional();
+
+/** A count's bounds; with neither, "at least one". */
+const countBounds = { atLeast: z.number().int().min(0).optional(), atMost: z.number().int().min(0).optional() };
+
+/** Why the lease service refuses: a grant denied, or a refresh turned down. */
+export const REFUSAL_REASONS = [...LEASE_DENIALS, ...REFRESH_DENIALS] as const;
 
 export const expectationSchema = z.discriminatedUnion("that", [
   z.strictObject({ ...when, that: z.literal("leader-exists") }),
@@ -40,13 +54,16 @@ export const expectationSchema = z.discriminatedUnion("that", [
   /**
    * How many messages of a type (AppendEntries, RequestVote, TimeoutNow, InstallSnapshot,
    * ClientWrite, LeaseRefresh, StorageWrite, ... as in docs/trace.md) were sent since `since`
-   * (default: the start), and how many bytes (their JSON length) at most.
+   * (default: the start), by `from` to `to` (default: anyone), and how many bytes (their JSON
+   * length) at most.
    */
   z.strictObject({
     ...when,
     that: z.literal("messages"),
     type: z.string().min(1),
-    since: duration.optional(),
+    since,
+    from: procRef.optional(),
+    to: procRef.optional(),
     atLeast: z.number().int().min(0).optional(),
     atMost: z.number().int().min(0).optional(),
     bytesAtMost: z.number().int().min(0).optional(),
@@ -109,6 +126,40 @@ export const expectationSchema = z.discriminatedUnion("that", [
     // Without either bound it would check nothing and always pass.
     .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "storage-writes needs atLeast or atMost (or both)"),
   z.strictObject({ ...when, that: z.literal("violation"), invariant: z.string().min(1) }),
+  /**
+   * The TTL the service granted the lease's current (or last) holding, as the most recent
+   * grant applied on any node records it: the holder's asked-for TTL, raised to minTtlMs, or
+   * shortened by a pool running short.
+   */
+  z
+    .strictObject({ ...when, that: z.literal("lease-ttl"), name: z.string().min(1), atLeast: duration.optional(), atMost: duration.optional() })
+    .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "lease-ttl needs atLeast or atMost (or both)"),
+  /**
+   * The lease service refused a holder (any, or `holder`), for `reason`, since `since`: a
+   * grant denied (held, lock-delay, pool-exhausted) or a refresh turned down (not-leader,
+   * unknown-lease, expired, pool-short), as the answer was sent. Without bounds: at least once.
+   */
+  z.strictObject({
+    ...when,
+    that: z.literal("refused"),
+    reason: z.enum(REFUSAL_REASONS),
+    holder: procRef.optional(),
+    name: z.string().min(1).optional(),
+    since,
+    ...countBounds,
+  }),
+  /**
+   * The leader's lease tracker reported `event` (for lease `name`, or any) since `since`:
+   * timed (a new grant), refresh, refresh-denied, expiring (it proposed an Expire), extended
+   * (a new leader gave a lease a fresh TTL). Without bounds: at least once.
+   */
+  z.strictObject({ ...when, that: z.literal("lease-event"), event: z.enum(TRACKER_EVENTS), name: z.string().min(1).optional(), since, ...countBounds }),
+  /**
+   * The lease checker found a broken clock bound (a clock ran faster against a holder's than
+   * the holders' drift margin allows, and a holder outlived its lease by it), involving `node`
+   * (a node or a holder) if given.
+   */
+  z.strictObject({ ...when, that: z.literal("clock-bound-broken"), node: procRef.optional() }),
 ]);
 
 /** Bounds on a scenario's lists: a link with 20,000 actions never opened (docs/scenarios.md). */
@@ -192,6 +243,7 @@ export function parseScenario(input: unknown): ParseResult {
   s.expect.forEach((e, i) => {
     if (e.at !== undefined && e.at > s.duration)
       errors.push(`expect[${i}].at: ${e.at / 1000}ms is after the end of the run (${s.duration / 1000}ms)`);
+    if ("since" in e && e.since === "step") errors.push(`expect[${i}].since: "step" is for a lesson's conditions; a scenario's expectation gives a time`);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, scenario: s };
 }

@@ -1,0 +1,115 @@
+/**
+ * The expectations about what happened over time (message counts, refusals, the leader's
+ * lease events), about a lease's granted TTL, and about broken clock bounds: described and
+ * checked here, for checkExpectation (runner.ts).
+ */
+import type { Simulation } from "../sim/sim";
+import { formatDuration, formatInstant } from "../sim/time";
+import type { RunObserver } from "./observer";
+import type { Expectation } from "./schema";
+
+export type ObservedExpectation = Extract<Expectation, { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" }>;
+
+const OBSERVED: ReadonlySet<string> = new Set(["messages", "lease-ttl", "refused", "lease-event", "clock-bound-broken"]);
+
+export function isObserved(e: Expectation): e is ObservedExpectation {
+  return OBSERVED.has(e.that);
+}
+
+/** From when a `since` counts (µs): "step" is the current lesson step's start (the run's start outside a lesson). */
+export function sinceUs(since: number | "step" | undefined, stepStartUs: number | undefined): number {
+  return since === "step" ? (stepStartUs ?? 0) : (since ?? 0);
+}
+
+function describeSince(since: number | "step" | undefined): string {
+  return since === undefined ? "" : since === "step" ? " since the step began" : ` since ${formatInstant(since)}`;
+}
+
+function describeRange(atLeast: number | undefined, atMost: number | undefined, unit: (n: number) => string = String): string {
+  return [atLeast === undefined ? null : `at least ${unit(atLeast)}`, atMost === undefined ? null : `at most ${unit(atMost)}`]
+    .filter((x) => x !== null)
+    .join(" and ");
+}
+
+/** A count's range: without bounds, at least one. */
+function inCount(n: number, atLeast: number | undefined, atMost: number | undefined): boolean {
+  const min = atLeast ?? (atMost === undefined ? 1 : 0);
+  return n >= min && (atMost === undefined || n <= atMost);
+}
+
+function countWords(atLeast: number | undefined, atMost: number | undefined): string {
+  return atLeast === undefined && atMost === undefined ? "at least once" : `${describeRange(atLeast, atMost)} time(s)`;
+}
+
+export function describeObserved(e: ObservedExpectation): string {
+  switch (e.that) {
+    case "messages": {
+      const range = describeRange(e.atLeast, e.atMost);
+      const bytes = e.bytesAtMost === undefined ? "" : `${range ? ", " : ""}at most ${e.bytesAtMost} bytes`;
+      const who = `${e.from === undefined ? "" : ` by ${e.from}`}${e.to === undefined ? "" : ` to ${e.to}`}`;
+      return `${range}${bytes} ${e.type} message(s) sent${who}${describeSince(e.since)}`;
+    }
+    case "lease-ttl":
+      return `lease ${e.name} was granted a TTL of ${describeRange(e.atLeast, e.atMost, formatDuration)}`;
+    case "refused":
+      return `${e.holder ?? "a holder"} was refused (${e.reason})${e.name === undefined ? "" : ` for ${e.name}`} ${countWords(e.atLeast, e.atMost)}${describeSince(e.since)}`;
+    case "lease-event":
+      return `the leader's lease tracker reported ${e.event}${e.name === undefined ? "" : ` for ${e.name}`} ${countWords(e.atLeast, e.atMost)}${describeSince(e.since)}`;
+    case "clock-bound-broken":
+      return `a clock bound was broken${e.node === undefined ? "" : ` involving ${e.node}`}`;
+  }
+}
+
+/** The most recent grant of `name` applied on any node (the highest grant index), or null. */
+function latestGrant(sim: Simulation, name: string): { id: string; ttlMs: number; grantIndex: number } | null {
+  let best: { id: string; ttlMs: number; grantIndex: number } | null = null;
+  for (const id of sim.nodeIds) {
+    const l = sim.stateOf(id)?.leases.info(name);
+    if (l == null || l.grantIndex <= 0) continue;
+    if (best === null || l.grantIndex > best.grantIndex) best = { id, ttlMs: l.ttlMs, grantIndex: l.grantIndex };
+  }
+  return best;
+}
+
+export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunObserver, stepStartUs?: number): { ok: boolean; detail: string } {
+  switch (e.that) {
+    case "messages": {
+      const c = run.sends.get(e.type);
+      const from = sinceUs(e.since, stepStartUs);
+      let count = 0;
+      let bytes = 0;
+      if (c !== undefined) {
+        for (let k = 0; k < c.t.length; k++) {
+          if ((c.t[k] as number) < from || (e.from !== undefined && c.from[k] !== e.from) || (e.to !== undefined && c.to[k] !== e.to)) continue;
+          count++;
+          bytes += c.bytes[k] as number;
+        }
+      }
+      const ok = (e.atLeast === undefined || count >= e.atLeast) && (e.atMost === undefined || count <= e.atMost) && (e.bytesAtMost === undefined || bytes <= e.bytesAtMost);
+      return { ok, detail: `${count} sent, ${bytes} bytes` };
+    }
+    case "lease-ttl": {
+      const g = latestGrant(sim, e.name);
+      if (g === null) return { ok: false, detail: `${e.name} has not been granted` };
+      const us = g.ttlMs * 1000;
+      const ok = (e.atLeast === undefined || us >= e.atLeast) && (e.atMost === undefined || us <= e.atMost);
+      return { ok, detail: `granted ${formatDuration(us)} (the grant at index ${g.grantIndex}, applied on ${g.id})` };
+    }
+    case "refused": {
+      const t0 = sinceUs(e.since, stepStartUs);
+      const seen = run.refusals.filter((r) => r.t >= t0 && (e.holder === undefined || r.holder === e.holder) && (e.name === undefined || r.name === e.name));
+      const n = seen.filter((r) => r.reason === e.reason).length;
+      const reasons = [...new Set(seen.map((r) => r.reason))];
+      return { ok: inCount(n, e.atLeast, e.atMost), detail: `${n} refusal(s) for ${e.reason}${reasons.length > 0 ? ` (reasons seen: ${reasons.join(", ")})` : ""}` };
+    }
+    case "lease-event": {
+      const t0 = sinceUs(e.since, stepStartUs);
+      const n = run.leaseEvents.filter((l) => l.t >= t0 && l.event === e.event && (e.name === undefined || l.name === e.name)).length;
+      return { ok: inCount(n, e.atLeast, e.atMost), detail: `${n} ${e.event} event(s)` };
+    }
+    case "clock-bound-broken": {
+      const found = sim.boundsBroken.filter((b) => e.node === undefined || b.nodes.includes(e.node));
+      return { ok: found.length > 0, detail: found.length > 0 ? `${found[0]?.bound}: ${found[0]?.detail}` : "no bound broken" };
+    }
+  }
+}
