@@ -55,7 +55,7 @@ interface Goal {
   readonly withinUs: number;
 }
 
-type ObserverState = {
+export type ObserverState = {
   acks: [string, number][];
   holderState: [string, string][];
   visited: [string, string[]][];
@@ -63,7 +63,7 @@ type ObserverState = {
   sends: [string, { t: number[]; bytes: number[] }][];
 };
 
-function saveObserver(o: RunObserver): ObserverState {
+export function saveObserver(o: RunObserver): ObserverState {
   return {
     acks: [...o.acks],
     holderState: [...o.holderState],
@@ -73,7 +73,7 @@ function saveObserver(o: RunObserver): ObserverState {
   };
 }
 
-function loadObserver(o: RunObserver, s: ObserverState): void {
+export function loadObserver(o: RunObserver, s: ObserverState): void {
   o.acks.clear();
   for (const [k, v] of s.acks) o.acks.set(k, v);
   o.holderState.clear();
