@@ -74,7 +74,7 @@ describe("scenario expectations in the worker", () => {
     const { h } = opened("03-gc-pause-fenced.json");
     h.host.handle({ type: "seek", t: 10_000_000 });
     h.host.handle({ type: "seek", t: 3_000_000 });
-    h.host.handle({ type: "act", action: { type: "crash", node: "h2" } });
+    h.host.handle({ type: "act", action: { type: "crash", proc: "h2" } });
     const v = h.last();
     expect(v.timeline.branch).not.toBe(0);
     expect(statuses(v)).toEqual(["ok", "pending", "pending", "pending", "pending"]);
