@@ -60,7 +60,7 @@ export function ComparePage({ left, right }: { readonly left: Side; readonly rig
           both sides. <a href={`${window.location.pathname}${scenarioSearch(left[0])}`}>Back to the lab</a>
         </p>
       </header>
-      <CompareControls clock={clock} />
+      <CompareControls clock={clock} stores={stores} />
       <main className="compare-board">
         {[left, right].map(([id, sc], i) => (
           <LabProvider key={id} store={stores[i] as LabStore}>
@@ -72,21 +72,26 @@ export function ComparePage({ left, right }: { readonly left: Side; readonly rig
   );
 }
 
-function useClock(clock: CompareClock): { now: number; playing: boolean; speed: number } {
+/** The clock's state, and how far both runs can be shown (it grows as the workers explore them). */
+function useClock(clock: CompareClock, stores: readonly LabStore[]): { now: number; playing: boolean; speed: number; limit: number } {
   const key = useSyncExternalStore(
-    (fn) => clock.subscribe(fn),
-    () => `${clock.now}|${clock.isPlaying}|${clock.currentSpeed}`,
+    (fn) => {
+      const offs = [clock.subscribe(fn), ...stores.map((s) => s.subscribe(fn))];
+      return () => {
+        for (const off of offs) off();
+      };
+    },
+    () => `${clock.now}|${clock.isPlaying}|${clock.currentSpeed}|${clock.limit()}`,
   );
-  const [now, playing, speed] = key.split("|");
-  return { now: Number(now), playing: playing === "true", speed: Number(speed) };
+  const [now, playing, speed, limit] = key.split("|");
+  return { now: Number(now), playing: playing === "true", speed: Number(speed), limit: Number(limit) };
 }
 
 /** The one play / pause / speed / time control of both runs. */
-function CompareControls({ clock }: { readonly clock: CompareClock }) {
-  const { now, playing, speed } = useClock(clock);
+function CompareControls({ clock, stores }: { readonly clock: CompareClock; readonly stores: readonly LabStore[] }) {
+  const { now, playing, speed, limit } = useClock(clock, stores);
   const timeId = useId();
   const speedId = useId();
-  const limit = clock.limit();
   return (
     <section className="toolbar compare-controls" aria-label="Controls of both runs">
       <div className="toolbar-group">
