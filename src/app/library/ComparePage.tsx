@@ -156,10 +156,11 @@ function CompareSide({ id, scenario, side }: { readonly id: string; readonly sce
           <p className="compare-shown">
             Showing <strong data-testid="side-time">{formatInstant(view.now)}</strong>
           </p>
-          <Ring />
+          {/* What differs first (it must be seen without scrolling), then the cluster. */}
           <Outcome />
           <h3>What must be true</h3>
           <Checklist items={view.scenario?.expectations ?? []} label={`Expectations of ${scenario.name}`} />
+          <Ring />
         </>
       )}
     </section>
