@@ -12,6 +12,7 @@
  * checked again as the new branch runs, since its future may differ.
  */
 import type { Timeline } from "../core/replay/timeline";
+import type { TimedAction } from "../core/scenario/record";
 import { checkExpectation, describeExpectation, type RunObserver, scenarioActions } from "../core/scenario/runner";
 import type { Expectation, Scenario } from "../core/scenario/schema";
 import { formatDuration, formatInstant } from "../core/sim/time";
@@ -51,6 +52,8 @@ export class ExpectationTracker {
   constructor(
     private readonly scenario: Scenario,
     private readonly observer: RunObserver,
+    /** The file's own timed actions, as the timeline holds them (by identity): drawn as "scripted" markers. */
+    readonly scripted: (a: TimedAction) => boolean = () => false,
   ) {
     const end = scenario.duration;
     this.checks = scenario.expect

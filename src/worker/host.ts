@@ -9,6 +9,7 @@ import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
 import { buildSimulation, RunObserver, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
+import type { TimedAction } from "../core/scenario/record";
 import type { Lesson } from "../core/lesson/schema";
 import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
@@ -386,7 +387,7 @@ export class SimHost {
       epoch: this.epoch,
       opened: this.imported,
       fresh,
-      timeline: timelineView(tl),
+      timeline: timelineView(tl, this.tracker?.scripted),
       settings: this.settings,
       playing: this.playing,
       speed: this.speed,
@@ -444,8 +445,10 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
     },
     savedBytes: (saved: unknown) => journal.savedBytes((saved as { journal: unknown }).journal),
   };
-  const timeline = new Timeline(sim, scenarioActions(scenario), { ...options, companion });
-  return { timeline, journal, tracker: new ExpectationTracker(scenario, observer) };
+  const script = scenarioActions(scenario);
+  const own = new Set<TimedAction>(script);
+  const timeline = new Timeline(sim, script, { ...options, companion });
+  return { timeline, journal, tracker: new ExpectationTracker(scenario, observer, (a) => own.has(a)) };
 }
 
 /**

@@ -106,7 +106,8 @@ export interface TimedActionView {
   readonly text: string;
 }
 
-export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
+/** "scripted": an action of the opened scenario file itself (not one the user took here). */
+export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action" | "scripted";
 
 /** A moment worth jumping to, on the time slider. */
 export interface TimelineMarker {

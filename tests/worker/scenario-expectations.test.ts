@@ -80,6 +80,16 @@ describe("scenario expectations in the worker", () => {
     expect(statuses(v)).toEqual(["ok", "pending", "pending", "pending", "pending"]);
   });
 
+  it("the file's own actions are 'scripted' markers on the time slider; the user's are 'action'", () => {
+    const { h } = opened("03-gc-pause-fenced.json");
+    const kinds = (v: SimView) => v.timeline.markers.filter((m) => m.n < 0).map((m) => [m.t, m.kind]);
+    expect(kinds(h.last())).toEqual([[2_000_000, "scripted"]]);
+    h.host.handle({ type: "seek", t: 1_000_000 });
+    h.host.handle({ type: "act", action: { type: "crash", proc: "n1" } });
+    // (Whether the file's later actions stay ahead of an action in the past is the timeline's business, not this test's.)
+    expect(kinds(h.last())[0]).toEqual([1_000_000, "action"]);
+  });
+
   it("a run made from the page's settings has no scenario card", () => {
     const h = fakeHost();
     h.host.handle({ type: "start", settings });
