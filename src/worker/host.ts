@@ -215,7 +215,7 @@ export class SimHost {
         `cannot open this run at ${formatInstant(cursor)}: the browser opens a shared moment up to ${formatDuration(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
-    const { timeline, journal, tracker } = newRun(scenario, imported !== undefined);
+    const { timeline, journal, tracker } = newRun(scenario, imported !== undefined && scenario.expect.length > 0);
     let shortOf: number | null = null;
     if (imported !== undefined) {
       // A shared or imported run: explore it up to the shared moment, and on towards its end
@@ -420,7 +420,7 @@ export const MAX_SNAPSHOTS = 512;
 
 /**
  * A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots.
- * With `track` (an opened scenario), its expectations are checked as it runs: their observer is saved beside the journal.
+ * With `track` (an opened scenario with expectations: a plain share link of a page run has none), its expectations are checked as it runs: their observer is saved beside the journal.
  */
 export function newRun(scenario: Scenario, track = false): { timeline: Timeline; journal: Journal; tracker: ExpectationTracker | null } {
   const journal = new Journal();

@@ -498,7 +498,7 @@ export interface SimView {
   readonly lastStep: readonly string[];
   /** The lesson being played (?lesson=), if any. */
   readonly lesson?: LessonView;
-  /** The scenario a run was opened from (library, file or link), with its expectations as of the cursor. */
+  /** The scenario a run was opened from (library, file or link) when it has expectations: its story, and its expectations as of the cursor. */
   readonly scenario?: ScenarioRunView;
 }
 

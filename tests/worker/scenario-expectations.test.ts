@@ -90,9 +90,13 @@ describe("scenario expectations in the worker", () => {
     expect(kinds(h.last())[0]).toEqual([1_000_000, "action"]);
   });
 
-  it("a run made from the page's settings has no scenario card", () => {
+  it("a run made from the page's settings, or opened from a file without expectations, has no scenario card", () => {
     const h = fakeHost();
     h.host.handle({ type: "start", settings });
     expect(h.last().scenario).toBeUndefined();
+    const bare = { ...loadScenario("scenarios/lease", "03-gc-pause-fenced.json"), expect: [] };
+    h.host.handle({ type: "start", settings, scenario: bare });
+    expect(h.last().scenario).toBeUndefined();
+    expect(h.last().timeline.markers.filter((m) => m.n < 0).map((m) => m.kind)).toEqual(["action"]);
   });
 });

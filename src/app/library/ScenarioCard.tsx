@@ -21,7 +21,7 @@ function currentId(): string | null {
 export function ScenarioCard() {
   const sv = useLab((s) => s.view?.scenario ?? null);
   const now = useLab((s) => s.view?.now ?? 0);
-  if (sv === null || (sv.expectations.length === 0 && sv.description === "")) return null;
+  if (sv === null) return null;
   return <ScenarioCardView sv={sv} now={now} />;
 }
 
