@@ -4,6 +4,7 @@
  * clock for both runs. Axe audits the dialog and the card; screenshots at two sizes.
  */
 import AxeBuilder from "@axe-core/playwright";
+import { readFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import { shot, watchErrors } from "./support";
 
@@ -126,4 +127,20 @@ test("compare 03/04: one clock, and each side reaches its outcome at the same vi
   await expect(right.getByTestId("side-violations")).toHaveText("0");
   expect(await audit(page, ".compare-controls")).toEqual([]);
   expect(errors).toEqual([]);
+});
+
+test("a scenario opened by Import gets the same card, its expectations ticking", async ({ page }) => {
+  await page.goto("/?seed=3");
+  await page.getByRole("button", { name: "Share & export" }).click();
+  const dialog = page.getByRole("dialog", { name: "Share & export" });
+  await dialog.getByLabel("Paste a share link or scenario").fill(readFileSync("scenarios/lease/04-gc-pause-unfenced.json", "utf8"));
+  await dialog.getByRole("button", { name: "Open", exact: true }).click();
+  const card = page.getByTestId("scenario-card");
+  await expect(card.getByRole("heading", { name: "the same GC pause without fencing: corruption" })).toBeVisible();
+  await expect(card.getByTestId("expect-tally")).toHaveText(/^[0-3] of 3 held$/);
+  const time = page.getByRole("slider", { name: "Time" });
+  await time.focus();
+  await time.press("End");
+  await expect(card.getByTestId("expect-tally")).toHaveText("3 of 3 held");
+  await expect(card.getByTestId("expectation").last()).toContainText("the checker reports storage-corruption");
 });
