@@ -192,7 +192,7 @@ function Outcome() {
         {first !== null && (
           <span data-testid="side-violation">
             {" "}
-            {first.invariant} at <strong>{formatInstant(first.timeUs)}</strong>: {first.explanation}
+            At <strong>{formatInstant(first.timeUs)}</strong>: {first.explanation}
           </span>
         )}
       </p>
