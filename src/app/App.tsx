@@ -37,6 +37,8 @@ import { type PanelId, panelsNeeded } from "./lesson/panels";
 import type { Lesson } from "../core/lesson/schema";
 import { CourseDialog } from "./course/CourseDialog";
 import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
+import { LibraryDialog } from "./library/LibraryDialog";
+import { ScenarioCard } from "./library/ScenarioCard";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -54,6 +56,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <SettingsDialog />
       <HelpOverlay />
       <CourseDialog />
+      <LibraryDialog />
       <Blank />
     </div>
   );
@@ -170,6 +173,8 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
           <div className="col-side">
             {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
             {full !== undefined && <LessonCard lesson={full} />}
+            {/* A run opened from a scenario (library, file, link): its story and its expectations ticking. */}
+            {full === undefined && <ScenarioCard />}
             <Inspector />
             {show("lease-timeline", <LeaseTimeline />)}
             {show("holders", <HolderPanel />)}

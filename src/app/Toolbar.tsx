@@ -6,6 +6,7 @@ import { SPEEDS } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
 import { selectSend, useLab } from "./store";
 import { useUi } from "./ui";
+import { useLibraryUi } from "./library/open";
 
 export function speedWords(s: number): string {
   if (s === 1) return "real time";
@@ -102,6 +103,9 @@ export function Toolbar() {
         </button>
         <button type="button" onClick={() => openCourse("course")} title="Lessons that walk through leases step by step, and the glossary">
           Course
+        </button>
+        <button type="button" onClick={() => useLibraryUi.getState().setOpen(true)} title="Ready-made runs: a fault, what it does, and what must hold">
+          Scenarios
         </button>
         <button type="button" onClick={toggleHelp} aria-keyshortcuts="?" title="Keyboard shortcuts">
           Help

@@ -9,6 +9,9 @@ import { createLabStore, LabProvider } from "./store";
 import { useUi } from "./ui";
 import { bareAddressOpens, isBareAddress, saveLastVisit } from "./course/visit";
 import "./styles.css";
+import { scenarioLibrary } from "./library/catalog";
+import { bootScenario, compareParams } from "./library/open";
+import { ComparePage } from "./library/ComparePage";
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
@@ -32,6 +35,19 @@ function render(parsed: ParsedParams): void {
     const { pathname, hash } = window.location;
     window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${hash}`);
   }
+  // ?compare=A,B: two scenario runs side by side, on a page of their own (two stores, two workers).
+  const compare = compareParams(search, scenarioLibrary);
+  if (compare !== null && !("problem" in compare)) {
+    createRoot(rootEl).render(
+      <StrictMode>
+        <ComparePage left={compare.left} right={compare.right} />
+      </StrictMode>,
+    );
+    return;
+  }
+  const withProblem = compare === null ? params : { ...params, problems: [compare.problem, ...params.problems] };
+  // ?scenario=ID: a library scenario is the run, and the address keeps naming it.
+  const libParams = lesson === undefined ? bootScenario(search, withProblem, scenarioLibrary) : params;
   // A lesson's address stays the lesson's: no share link is written into it.
   if (lesson === undefined) startUrlSync(lab);
   if (lesson !== undefined) saveLastVisit({ lesson: lesson.lesson.lesson.id });
@@ -39,7 +55,7 @@ function render(parsed: ParsedParams): void {
   createRoot(rootEl).render(
     <StrictMode>
       <LabProvider store={lab}>
-        <App params={params} {...(lesson === undefined ? {} : { lesson })} />
+        <App params={libParams} {...(lesson === undefined ? {} : { lesson })} />
       </LabProvider>
     </StrictMode>,
   );

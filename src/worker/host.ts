@@ -7,17 +7,20 @@
 import { applyActionsTo, Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
-import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
+import { buildSimulation, RunObserver, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
+import type { TimedAction } from "../core/scenario/record";
 import type { Lesson } from "../core/lesson/schema";
 import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
+import { ExpectationTracker } from "./expectations";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
-import { type LessonControls, LessonPlayer, newLessonRun } from "./lessonPlayer";
+import { type LessonControls, LessonPlayer, newLessonRun, newObservedRun } from "./lessonPlayer";
+import { observerNeeds } from "../core/scenario/observer";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
@@ -60,6 +63,8 @@ export class SimHost {
   private dirty = false;
   /** The lesson being played (?lesson=), or null for a plain run. */
   private lesson: LessonPlayer | null = null;
+  /** An opened scenario's expectations, checked as the run goes (null for a run made from the page's settings, and in a lesson). */
+  private tracker: ExpectationTracker | null = null;
   private readonly lessonControls: LessonControls = {
     play: (speed) => {
       this.speed = clampSpeed(speed);
@@ -118,6 +123,7 @@ export class SimHost {
       case "step": {
         this.stop();
         const events = this.requireTimeline().step();
+        if (this.timeline !== null) this.tracker?.checkDue(this.timeline);
         // A lesson's playing step ends on the event that makes its condition true, stepped or played.
         this.lesson?.afterAdvance();
         this.lastStep = events.map(stepLine);
@@ -152,6 +158,7 @@ export class SimHost {
         const wanted = this.lesson?.wants(msg.action) ?? "other";
         if (wanted === "refused") return;
         const failure = tl.act(msg.action, this.lesson?.scripted);
+        if (tl.branchId !== branch) this.tracker?.forked(branch, tl.branchId, tl.now);
         this.lesson?.acted(wanted === "match", failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
@@ -209,7 +216,7 @@ export class SimHost {
         `cannot open this run at ${formatInstant(cursor)}: the browser opens a shared moment up to ${formatDuration(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
-    const { timeline, journal } = newRun(scenario);
+    const { timeline, journal, tracker } = newRun(scenario, imported !== undefined && scenario.expect.length > 0);
     let shortOf: number | null = null;
     if (imported !== undefined) {
       // A shared or imported run: explore it up to the shared moment, and on towards its end
@@ -217,7 +224,8 @@ export class SimHost {
       const started = this.env.nowMs();
       for (let t = 0; t < scenario.duration; ) {
         t = Math.min(scenario.duration, t + OPEN_SLICE_US);
-        timeline.advanceTo(t);
+        if (tracker === null) timeline.advanceTo(t);
+        else tracker.advance(timeline, t);
         const spent = this.env.nowMs() - started;
         if (spent > OPEN_BUDGET_MS || (t >= cursor && spent > OPEN_ON_MS)) break;
       }
@@ -226,6 +234,7 @@ export class SimHost {
     }
     this.stop();
     this.lesson = null;
+    this.tracker = tracker;
     this.timeline = timeline;
     this.journal = journal;
     this.scenario = scenario;
@@ -253,6 +262,7 @@ export class SimHost {
       snapshotBytes: estimateSnapshotBytes,
     });
     this.stop();
+    this.tracker = null;
     this.timeline = timeline;
     this.journal = journal;
     this.scenario = lesson.scenario;
@@ -351,7 +361,9 @@ export class SimHost {
     try {
       // Stops at the very event that broke an invariant, so the screen shows that moment (and, in a lesson, at the event that ends a step).
       const to = Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
-      tl.advanceTo(to, () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false));
+      const stopWhen = () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false);
+      if (this.tracker === null) tl.advanceTo(to, stopWhen);
+      else this.tracker.advance(tl, to, stopWhen);
       lesson?.afterAdvance();
     } catch (e) {
       this.stop();
@@ -376,14 +388,15 @@ export class SimHost {
       epoch: this.epoch,
       opened: this.imported,
       fresh,
-      timeline: timelineView(tl),
+      timeline: timelineView(tl, this.tracker?.scripted),
       settings: this.settings,
       playing: this.playing,
       speed: this.speed,
       journal: this.journal,
       lastStep: this.lastStep,
     });
-    const view = this.lesson === null ? base : { ...base, lesson: this.lesson.view() };
+    const withScenario = this.tracker === null ? base : { ...base, scenario: this.tracker.view(tl) };
+    const view = this.lesson === null ? withScenario : { ...withScenario, lesson: this.lesson.view() };
     this.env.post({ type: "view", view });
   }
 }
@@ -406,17 +419,19 @@ export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
  */
 export const MAX_SNAPSHOTS = 512;
 
-/** A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots. */
-export function newRun(scenario: Scenario): { timeline: Timeline; journal: Journal } {
-  const journal = new Journal();
-  const sim = buildSimulation(scenario, { onTrace: journal.listener });
-  const timeline = new Timeline(sim, scenarioActions(scenario), {
-    companion: journal,
-    maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-    maxSnapshots: MAX_SNAPSHOTS,
-    snapshotBytes: estimateSnapshotBytes,
-  });
-  return { timeline, journal };
+/**
+ * A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots.
+ * With `track` (an opened scenario with expectations: a plain share link of a page run has none), its expectations are checked as it runs: their observer is saved beside the journal.
+ */
+export function newRun(scenario: Scenario, track = false): { timeline: Timeline; journal: Journal; tracker: ExpectationTracker | null } {
+  const options = { maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, maxSnapshots: MAX_SNAPSHOTS, snapshotBytes: estimateSnapshotBytes };
+  if (!track) {
+    const journal = new Journal();
+    const sim = buildSimulation(scenario, { onTrace: journal.listener });
+    return { timeline: new Timeline(sim, scenarioActions(scenario), { ...options, companion: journal }), journal, tracker: null };
+  }
+  const run = newObservedRun(scenario, observerNeeds(scenario.expect), options);
+  return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer, run.scripted) };
 }
 
 /**

@@ -11,10 +11,10 @@ import { type Lesson, type LessonStep, lessonObserverNeeds } from "../core/lesso
 import { judgeAction } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
-import type { ObserverState } from "../core/scenario/observer";
+import type { ObserverNeeds, ObserverState } from "../core/scenario/observer";
+import type { Expectation, Scenario } from "../core/scenario/schema";
 import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
 import type { TimedAction } from "../core/scenario/record";
-import type { Expectation } from "../core/scenario/schema";
 import type { Action, Simulation } from "../core/sim/sim";
 import { formatDuration } from "../core/sim/time";
 import { Journal } from "./journal";
@@ -56,14 +56,18 @@ interface Goal {
   readonly withinUs: number;
 }
 
-/** A run of a lesson's scenario, ready for time travel: the journal and the lesson's observer are saved in its snapshots. */
-export function newLessonRun(
-  lesson: Lesson,
+/**
+ * A run of a scenario with an observer (for a lesson's steps or a scenario's expectations),
+ * ready for time travel: the journal and the observer are saved in its snapshots.
+ */
+export function newObservedRun(
+  scenario: Scenario,
+  needs: ObserverNeeds,
   options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
 ): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   const journal = new Journal();
-  const observer = new RunObserver(lessonObserverNeeds(lesson.lesson));
-  const sim = buildSimulation(lesson.scenario, {
+  const observer = new RunObserver(needs);
+  const sim = buildSimulation(scenario, {
     onTrace: (e) => {
       journal.listener(e);
       observer.observe(e);
@@ -78,11 +82,19 @@ export function newLessonRun(
     },
     savedBytes: (saved) => journal.savedBytes((saved as { journal: unknown }).journal),
   };
-  const script = scenarioActions(lesson.scenario);
+  const script = scenarioActions(scenario);
   const timeline = new Timeline(sim, script, { ...options, companion });
-  // The scenario's own timed actions are the lesson's world: the learner's actions never drop them.
+  // The scenario's own timed actions are its world: the user's actions never drop them.
   const own = new Set<TimedAction>(script);
   return { timeline, journal, observer, scripted: (a) => own.has(a) };
+}
+
+/** A run of a lesson's scenario, ready for time travel. */
+export function newLessonRun(
+  lesson: Lesson,
+  options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
+): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
+  return newObservedRun(lesson.scenario, lessonObserverNeeds(lesson.lesson), options);
 }
 
 export class LessonPlayer {

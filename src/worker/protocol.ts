@@ -106,7 +106,8 @@ export interface TimedActionView {
   readonly text: string;
 }
 
-export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
+/** "scripted": an action of the opened scenario file itself (not one the user took here). */
+export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action" | "scripted";
 
 /** A moment worth jumping to, on the time slider. */
 export interface TimelineMarker {
@@ -416,6 +417,34 @@ export interface LessonView {
   readonly exploringFrom: number | null;
 }
 
+/** An expectation of an opened scenario, at the cursor: not yet looked at, waiting (a `within` one), held, or failed. */
+export type ExpectationStatus = "pending" | "waiting" | "ok" | "failed";
+
+export interface ExpectationView {
+  /** Its position in the file's `expect` list. */
+  readonly index: number;
+  /** "at 6.5 s: lease lock is held by h2 on a majority of node(s)". */
+  readonly text: string;
+  /** When it is looked at (virtual µs). */
+  readonly at: number;
+  readonly status: ExpectationStatus;
+  /** What was found, once decided ("" before). */
+  readonly detail: string;
+  /** When it was decided (µs), or null while pending. */
+  readonly decidedAt: number | null;
+}
+
+/** A run opened from a scenario (library, file or link): its name, story, scripted actions and expectations at the cursor. */
+export interface ScenarioRunView {
+  readonly name: string;
+  readonly description: string;
+  readonly durationUs: number;
+  /** The file's own timed actions, in time order. */
+  readonly scripted: readonly { readonly at: number; readonly text: string }[];
+  /** In the order they are looked at. */
+  readonly expectations: readonly ExpectationView[];
+}
+
 /** Everything the page shows, as of virtual time `now`. */
 export interface SimView {
   /** Changes whenever a new run starts (the page clears what it accumulated). */
@@ -469,6 +498,8 @@ export interface SimView {
   readonly lastStep: readonly string[];
   /** The lesson being played (?lesson=), if any. */
   readonly lesson?: LessonView;
+  /** The scenario a run was opened from (library, file or link) when it has expectations: its story, and its expectations as of the cursor. */
+  readonly scenario?: ScenarioRunView;
 }
 
 export type FromWorker =

@@ -1,4 +1,5 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
+import type { TimedAction } from "../core/scenario/record";
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
@@ -297,7 +298,7 @@ function checkerViews(sim: Simulation): CheckerView[] {
 const listsCache = new WeakMap<Timeline, { key: string; markers: TimelineMarker[]; actions: TimedActionView[] }>();
 
 /** The simulator's markers and the user's actions (as markers too), in time order: an action after the events of its moment. */
-function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: TimedActionView[] } {
+function timelineLists(tl: Timeline, scripted?: (a: TimedAction) => boolean): { markers: TimelineMarker[]; actions: TimedActionView[] } {
   const sim = tl.markers;
   const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}`;
   const hit = listsCache.get(tl);
@@ -308,7 +309,7 @@ function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: Time
   let i = 0;
   for (const [k, a] of actions.entries()) {
     for (; i < sim.length && (sim[i] as (typeof sim)[number]).t <= a.at; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
-    markers.push({ t: a.at, n: -1 - k, kind: "action", label: a.text });
+    markers.push({ t: a.at, n: -1 - k, kind: scripted?.(tl.actions[k] as TimedAction) === true ? "scripted" : "action", label: a.text });
   }
   for (; i < sim.length; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
   const lists = { key, markers, actions };
@@ -317,8 +318,8 @@ function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: Time
 }
 
 /** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
-export function timelineView(tl: Timeline): TimelineView {
-  const { markers, actions } = timelineLists(tl);
+export function timelineView(tl: Timeline, scripted?: (a: TimedAction) => boolean): TimelineView {
+  const { markers, actions } = timelineLists(tl, scripted);
   return {
     branch: tl.branchId,
     branches: tl.branches().map((b) => ({

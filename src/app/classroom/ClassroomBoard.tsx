@@ -6,6 +6,7 @@
 import type { ReactNode } from "react";
 import type { Lesson, LessonStep } from "../../core/lesson/schema";
 import { LessonCard } from "../lesson/LessonCard";
+import { ScenarioCard } from "../library/ScenarioCard";
 import type { PanelId } from "../lesson/panels";
 import { CheckerPanel } from "../panels/CheckerPanel";
 import { EventLog } from "../panels/EventLog";
@@ -46,6 +47,7 @@ export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
         </div>
         <div className="classroom-side" data-testid="classroom-side">
           {lesson !== undefined && <LessonCard lesson={lesson} />}
+          {lesson === undefined && <ScenarioCard />}
           {panels.map((p) => (
             <div key={p} className="classroom-panel" data-panel={p}>
               {PANEL[p]?.()}

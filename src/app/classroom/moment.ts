@@ -23,6 +23,7 @@ const SENTENCE: Readonly<Record<TimelineMarkerKind, string>> = {
   rejection: "The storage rejected a stale write",
   violation: "Safety was violated",
   action: "You acted",
+  scripted: "The scenario's script acted",
 };
 
 /** "At 2.512 s: The storage rejected a stale write: write by h1 (token 7) rejected." */
@@ -38,6 +39,7 @@ const BY_KIND: Readonly<Record<TimelineMarkerKind, PanelId>> = {
   rejection: "storage",
   violation: "checkers",
   action: "lease-timeline",
+  scripted: "lease-timeline",
 };
 
 /** Panels that fit beside the cluster in classroom mode (the others need the full page). */

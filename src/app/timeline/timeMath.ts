@@ -120,12 +120,13 @@ export const MARKER_STYLE: Record<
   rejection: { color: OKABE_ITO.purple, glyph: "⊘", text: "rejected write", plural: "rejections" },
   violation: { color: OKABE_ITO.vermillion, glyph: "⚠", text: "violation", plural: "violations" },
   action: { color: OKABE_ITO.green, glyph: "◆", text: "your action", plural: "your actions" },
+  scripted: { color: OKABE_ITO.skyBlue, glyph: "▶", text: "scripted in the scenario", plural: "scripted" },
 };
 
-export const MARKER_KINDS: readonly TimelineMarkerKind[] = ["violation", "rejection", "expiry", "action", "election"];
+export const MARKER_KINDS: readonly TimelineMarkerKind[] = ["violation", "rejection", "expiry", "action", "scripted", "election"];
 
 /** Which kind a merged tick shows: the most serious one inside it (lower is more serious). */
-const SEVERITY: Record<TimelineMarkerKind, number> = { violation: 0, rejection: 1, expiry: 2, action: 3, election: 4 };
+const SEVERITY: Record<TimelineMarkerKind, number> = { violation: 0, rejection: 1, expiry: 2, action: 3, scripted: 3, election: 4 };
 
 export function moreSerious(a: TimelineMarkerKind, b: TimelineMarkerKind): TimelineMarkerKind {
   return SEVERITY[b] < SEVERITY[a] ? b : a;
@@ -227,7 +228,7 @@ export function filterMarkers(markers: readonly TimelineMarker[], kinds: Readonl
 }
 
 export function countByKind(markers: readonly TimelineMarker[]): Record<TimelineMarkerKind, number> {
-  const c: Record<TimelineMarkerKind, number> = { election: 0, expiry: 0, rejection: 0, violation: 0, action: 0 };
+  const c: Record<TimelineMarkerKind, number> = { election: 0, expiry: 0, rejection: 0, violation: 0, action: 0, scripted: 0 };
   for (const m of markers) c[m.kind]++;
   return c;
 }

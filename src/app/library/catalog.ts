@@ -1,0 +1,114 @@
+/**
+ * The scenario library: every shipped scenario file in scenarios/, bundled into the page
+ * (as the course bundles lessons/) and validated with parseScenario. A new file appears
+ * by itself. Files made for seed sweeps (scenarios/sweeps: a random nemesis, meant to be
+ * run over many seeds) are not single runs to watch, and are left out.
+ *
+ * Pairs to compare side by side (the same run with and without a policy) are data: PAIRS.
+ */
+import { describeExpectation, scenarioActions } from "../../core/scenario/runner";
+import { parseScenario, type Scenario } from "../../core/scenario/schema";
+import { formatInstant } from "../../core/sim/time";
+import { describeAction } from "../../worker/describe";
+
+/** Folders of scenarios/ whose files are seed sweeps, not single runs. */
+export const SWEEP_FOLDERS: ReadonlySet<string> = new Set(["sweeps"]);
+
+/**
+ * Runs worth comparing side by side: the same story, one policy switched (ids: the file's
+ * path in scenarios/ without ".json"). The first of each pair is shown on the left.
+ */
+export const PAIRS: readonly (readonly [left: string, right: string, what: string])[] = [
+  ["lease/03-gc-pause-fenced", "lease/04-gc-pause-unfenced", "fencing on / off"],
+  ["lease/06a-repeated-elections-keep-lease", "lease/06b-repeated-elections-checkpoint", "without / with lease checkpoints"],
+  ["lease/11a-regrant-race-fenced", "lease/11b-regrant-race-unfenced", "fencing on / off"],
+  ["raft/isolated-leader-checkquorum", "raft/isolated-leader-no-checkquorum", "with / without CheckQuorum"],
+];
+
+/** Folder headings in the library. */
+const FOLDER_TITLES: Readonly<Record<string, string>> = { lease: "Leases", raft: "Raft" };
+
+export interface LibraryEntry {
+  /** "lease/03-gc-pause-fenced": the folder and file name without ".json". */
+  readonly id: string;
+  readonly folder: string;
+  readonly scenario: Scenario | null;
+  /** Why the file could not be used (empty when it parsed). */
+  readonly errors: readonly string[];
+}
+
+export interface LibraryGroup {
+  readonly folder: string;
+  readonly title: string;
+  readonly entries: readonly LibraryEntry[];
+}
+
+export interface Library {
+  /** Folders in name order, files in name order within each. */
+  readonly groups: readonly LibraryGroup[];
+  /** The scenarios that parsed, by id. */
+  readonly byId: ReadonlyMap<string, Scenario>;
+}
+
+/** "../../../scenarios/lease/03-x.json" -> "lease/03-x" (null for a file outside a folder of scenarios/). */
+export function scenarioId(path: string): string | null {
+  const m = /scenarios\/([^/]+)\/([^/]+)\.json$/.exec(path);
+  return m === null ? null : `${m[1]}/${m[2]}`;
+}
+
+/** The library from files (path -> parsed JSON). */
+export function buildLibrary(files: Readonly<Record<string, unknown>>): Library {
+  const byId = new Map<string, Scenario>();
+  const byFolder = new Map<string, LibraryEntry[]>();
+  for (const [path, json] of Object.entries(files)) {
+    const id = scenarioId(path);
+    if (id === null) continue;
+    const folder = id.slice(0, id.indexOf("/"));
+    if (SWEEP_FOLDERS.has(folder)) continue;
+    let entry: LibraryEntry;
+    try {
+      const r = parseScenario(json);
+      entry = r.ok ? { id, folder, scenario: r.scenario, errors: [] } : { id, folder, scenario: null, errors: r.errors };
+    } catch (e) {
+      entry = { id, folder, scenario: null, errors: [`could not be read: ${e instanceof Error ? e.message : String(e)}`] };
+    }
+    if (entry.scenario !== null) byId.set(id, entry.scenario);
+    const list = byFolder.get(folder) ?? [];
+    list.push(entry);
+    byFolder.set(folder, list);
+  }
+  const groups = [...byFolder.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([folder, entries]) => ({ folder, title: FOLDER_TITLES[folder] ?? folder, entries: entries.sort((a, b) => a.id.localeCompare(b.id)) }));
+  return { groups, byId };
+}
+
+let bundled: Library | null = null;
+
+/** The scenarios bundled with the page (parsed once, on first use). */
+export function scenarioLibrary(): Library {
+  bundled ??= buildLibrary(import.meta.glob("../../../scenarios/*/*.json", { eager: true, import: "default" }));
+  return bundled;
+}
+
+/** The pair a scenario belongs to, with the other one's id, or null. */
+export function pairOf(id: string): { readonly left: string; readonly right: string; readonly what: string } | null {
+  const p = PAIRS.find(([l, r]) => l === id || r === id);
+  return p === undefined ? null : { left: p[0], right: p[1], what: p[2] };
+}
+
+/**
+ * One line saying what to watch: the first scripted action, and the expectation that is
+ * the point of the run (a reported violation if the run expects one, else the last one checked).
+ */
+export function whatToWatch(sc: Scenario): string {
+  const first = scenarioActions(sc)[0];
+  const end = sc.duration;
+  const timed = sc.expect.map((e) => ({ e, at: Math.min(e.at ?? end, end) }));
+  const point = timed.find((x) => x.e.that === "violation") ?? [...timed].sort((a, b) => a.at - b.at).at(-1);
+  const parts = [
+    first === undefined ? null : `at ${formatInstant(first.at)}, ${describeAction(first.action)}`,
+    point === undefined ? null : `by ${formatInstant(point.at)}, ${describeExpectation(point.e)}`,
+  ].filter((p) => p !== null);
+  return parts.length === 0 ? "A healthy cluster, nothing scripted." : `Watch: ${parts.join("; then ")}.`;
+}
