@@ -5,7 +5,7 @@
 import { formatDuration } from "../core/sim/time";
 import type { Command } from "../core/raft/types";
 import type { Payload, TraceEvent } from "../core/sim/trace";
-import type { EventCategory } from "./protocol";
+import type { EntryKind, EventCategory } from "./protocol";
 
 /** A short label ("append", "vote", "refresh") and one line of detail for a message. */
 export function describeMessage(p: Payload): { label: string; detail: string } {
@@ -98,6 +98,20 @@ export function describeCommand(c: Command): string {
           return `${op.type} ${op.key}`;
       }
     }
+  }
+}
+
+/** The kind of a log entry (the log grid's glyph): every key-value write (put, append, delete, cas) is "put". */
+export function entryKind(c: Command): EntryKind {
+  switch (c.type) {
+    case "noop":
+      return "noop";
+    case "config":
+      return "config";
+    case "system":
+      return c.op.type;
+    case "client":
+      return c.op.type === "grant" || c.op.type === "revoke" ? c.op.type : "put";
   }
 }
 

@@ -175,12 +175,21 @@ export interface DiagramMark {
   readonly bad: boolean;
 }
 
+/**
+ * What a log entry does, for the log grid's glyph and colour: a lease grant (its log index
+ * is the fencing token if the grant is fresh), a revoke (release), the leader's expiry of a
+ * lease, the end of a lock-delay (free), a TTL checkpoint, a key-value write, a new leader's
+ * no-op, a configuration change.
+ */
+export type EntryKind = "grant" | "revoke" | "expire" | "free" | "checkpoint" | "put" | "noop" | "config";
+
 /** One log entry as drawn in the log grid. */
 export interface EntryView {
   readonly index: number;
   readonly term: number;
   /** Short label: "noop", "put k2", "grant lock h1", "expire lock", ... */
   readonly label: string;
+  readonly kind: EntryKind;
 }
 
 export interface ProgressView {

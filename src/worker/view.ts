@@ -6,7 +6,7 @@ import { type ClockState, virtualAt } from "../core/sim/clock";
 import type { LocalUs, VirtualUs } from "../core/sim/time";
 import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
-import { describeAction, describeCommand, describeMessage } from "./describe";
+import { describeAction, describeCommand, describeMessage, entryKind } from "./describe";
 import type { Journal } from "./journal";
 import {
   type CheckerView,
@@ -81,7 +81,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   const entries: EntryView[] = [];
   for (let i = Math.max(window.from, log.start + 1); i <= Math.min(window.to, lastIndex); i++) {
     const e = log.entries[i - log.start - 1] as Entry;
-    entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd) });
+    entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd), kind: entryKind(e.cmd) });
   }
   const common = {
     id,

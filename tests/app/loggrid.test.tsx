@@ -1,14 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
-import type { EntryView, NodeView, SimView } from "../../src/worker/protocol";
+import { ENTRY_KINDS, KIND_ORDER, kindBadge } from "../../src/app/panels/logKinds";
+import type { EntryKind, EntryView, NodeView, SimView } from "../../src/worker/protocol";
 import { renderWithLab } from "../support/lab";
 import { nodeFixture, viewFixture } from "../support/views";
 
 function entries(from: number, to: number, termOf: (i: number) => number, labelOf: (i: number) => string = () => "noop"): EntryView[] {
   const out: EntryView[] = [];
-  for (let i = from; i <= to; i++) out.push({ index: i, term: termOf(i), label: labelOf(i) });
+  for (let i = from; i <= to; i++) out.push({ index: i, term: termOf(i), label: labelOf(i), kind: kindOfLabel(labelOf(i)) });
   return out;
+}
+
+function kindOfLabel(l: string): EntryKind {
+  const w = l.split(" ")[0] ?? "";
+  return w === "grant" || w === "checkpoint" || w === "expire" || w === "revoke" || w === "free" || w === "noop" ? w : "put";
 }
 
 function node(id: string, over: Partial<NodeView>): NodeView {
@@ -64,11 +70,11 @@ describe("log grid helpers", () => {
   });
 
   it("names a cell the way a screen reader should say it", () => {
-    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1" }, "committed", { match: false, next: false })).toBe(
-      "index 12, term 3, committed, grant lock h1",
+    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1", kind: "grant" }, "committed", { match: false, next: false })).toBe(
+      "index 12, term 3, committed, lease grant: fencing token 12 if the lease is granted afresh (a repeat by the same holder keeps its token) (grant lock h1)",
     );
-    expect(cellLabel({ index: 13, term: 3, label: "noop" }, "uncommitted", { match: true, next: false })).toBe(
-      "index 13, term 3, uncommitted, noop, leader's match index",
+    expect(cellLabel({ index: 13, term: 3, label: "noop", kind: "noop" }, "uncommitted", { match: true, next: false })).toBe(
+      "index 13, term 3, uncommitted, no-op of a new leader (noop), leader's match index",
     );
   });
 
@@ -78,6 +84,35 @@ describe("log grid helpers", () => {
     expect(shortLabel("put k2 (lease lock)")).toBe("k2");
     expect(shortLabel("expire lock")).toBe("exp");
     expect(shortLabel("noop")).toBe("noop");
+  });
+});
+
+describe("entry kinds", () => {
+  it("draws a grant as G with its token (its index), every other kind as its letter", () => {
+    expect(kindBadge({ index: 12, kind: "grant" })).toBe("G12");
+    expect(kindBadge({ index: 40, kind: "checkpoint" })).toBe("C");
+    expect(kindBadge({ index: 41, kind: "expire" })).toBe("E");
+    expect(kindBadge({ index: 42, kind: "revoke" })).toBe("R");
+    expect(kindBadge({ index: 43, kind: "put" })).toBe("P");
+    expect(kindBadge({ index: 44, kind: "noop" })).toBe("—");
+  });
+
+  it("gives every kind its own letter and colour, all in the legend", () => {
+    const kinds = Object.keys(ENTRY_KINDS) as EntryKind[];
+    expect(new Set(kinds.map((k) => ENTRY_KINDS[k].glyph)).size).toBe(kinds.length);
+    expect(new Set(kinds.map((k) => ENTRY_KINDS[k].color)).size).toBe(kinds.length);
+    expect([...KIND_ORDER].sort()).toEqual([...kinds].sort());
+  });
+
+  it("marks checkpoint cells with C and grant cells with their token, with a legend", () => {
+    const v = fixture();
+    const lab = (i: number): string => (i === 10 ? "checkpoint" : label(i));
+    const h = renderWithLab(<LogGridView view={{ ...v, nodes: v.nodes.map((n) => ({ ...n, entries: entries(9, n.lastIndex, term, lab) })) }} />);
+    const n1 = rowOf(h, "n1");
+    expect(cellOf(n1, 10)).toMatch(/class="lg-kind lg-kind-checkpoint"[^>]*>C</);
+    expect(cellOf(n1, 11)).toMatch(/class="lg-kind lg-kind-grant"[^>]*>G11</);
+    expect(h).toContain('aria-label="Kinds of entry"');
+    expect(h).toContain("checkpoint: the leader writes down each lease&#x27;s time left");
   });
 });
 
@@ -95,14 +130,14 @@ describe("LogGridView markup", () => {
   it("marks committed and uncommitted cells in words and classes, with the term colour", () => {
     const n1 = rowOf(html, "n1");
     const c12 = cellOf(n1, 12);
-    expect(c12).toContain('aria-label="index 12, term 3, committed, put k2"');
+    expect(c12).toContain('aria-label="index 12, term 3, committed, key-value write (put k2)"');
     expect(c12).toContain("lg-committed");
     expect(c12).toContain(`--lg-bg:${termColor(3)}`);
     expect(cellOf(n1, 10)).toContain(`--lg-bg:${termColor(2)}`);
     const c13 = cellOf(n1, 13);
-    expect(c13).toContain('aria-label="index 13, term 3, uncommitted, noop"');
+    expect(c13).toContain('aria-label="index 13, term 3, uncommitted, no-op of a new leader (noop)"');
     expect(c13).toContain("lg-uncommitted");
-    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, grant lock h1"');
+    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, lease grant: fencing token 11');
   });
 
   it("puts the commit bar after the cell at each node's commit index, and only there", () => {
@@ -150,13 +185,13 @@ describe("LogGridView markup", () => {
     expect(n4).toContain("lg-row-down");
     expect(n4).toContain(">down</span>");
     expect(n4).toContain("n4, down, term 3, commit index unknown");
-    expect(cellOf(n4, 12)).toContain('aria-label="index 12, term 3, commit unknown (node down), put k2"');
+    expect(cellOf(n4, 12)).toContain('aria-label="index 12, term 3, commit unknown (node down), key-value write (put k2)"');
     expect(n4).not.toContain("lg-committed");
     expect(n4).not.toContain("lg-uncommitted");
   });
 
   it("shows short labels only when there are few columns", () => {
-    expect(html).toContain('<span class="lg-short">+h1</span>');
+    expect(html).toContain('<span class="lg-short">token 11</span>');
     const v = fixture();
     const wide = { ...v, logWindow: { from: 1, to: 24 }, nodes: v.nodes.map((n) => ({ ...n, entries: entries(1, 24, term, label) })) };
     const h = renderWithLab(<LogGridView view={wide} />);

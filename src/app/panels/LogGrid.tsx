@@ -1,6 +1,7 @@
 /**
  * The log grid: one row per node, one column per log index in the shared window. Each
- * cell shows the entry's term (colour plus number); committed entries are solid,
+ * cell shows what the entry does (a framed letter: G12 a grant whose fencing token is 12,
+ * C a checkpoint, E an expiry…: logKinds.ts) and its term (colour plus number); committed entries are solid,
  * uncommitted ones hatched with a dashed border; a thick bar follows each node's
  * commit index; on follower rows, the leader's match (✓) and next (▸) indexes.
  */
@@ -10,6 +11,7 @@ import { nodeLabel, nodeState } from "../format";
 import { useShallow } from "zustand/react/shallow";
 import { selectHighlight, selectSelect, useLab } from "../store";
 import { ROLE_COLOR, ROLE_GLYPH, termColor, textOn } from "../theme";
+import { ENTRY_KINDS, KIND_ORDER, kindBadge, kindSentence } from "./logKinds";
 import "./LogGrid.css";
 
 /** At most this many columns get a short label under the term (wider cells). */
@@ -61,7 +63,7 @@ export function commitState(index: number, commitIndex: number | null): CommitSt
 export function cellLabel(e: EntryView, state: CommitState, marks: { match: boolean; next: boolean }): string {
   const commit = state === "unknown" ? "commit unknown (node down)" : state;
   const extra = `${marks.match ? ", leader's match index" : ""}${marks.next ? ", leader's next index" : ""}`;
-  return `index ${e.index}, term ${e.term}, ${commit}, ${e.label}${extra}`;
+  return `index ${e.index}, term ${e.term}, ${commit}, ${kindSentence(e)} (${e.label})${extra}`;
 }
 
 /** The leader's progress for one follower, or null. */
@@ -134,6 +136,7 @@ export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow
           </table>
         </div>
       )}
+      {cols > 0 && <KindLegend />}
       {cols > 0 && <Legend leader={leaderNode?.id ?? null} />}
     </section>
   );
@@ -157,7 +160,7 @@ function sameEntries(a: readonly EntryView[], b: readonly EntryView[]): boolean 
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as EntryView;
     const y = b[i] as EntryView;
-    if (x.index !== y.index || x.term !== y.term || x.label !== y.label) return false;
+    if (x.index !== y.index || x.term !== y.term || x.label !== y.label || x.kind !== y.kind) return false;
   }
   return true;
 }
@@ -271,8 +274,11 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
         aria-label={label}
         title={label}
       >
+        <span className={`lg-kind lg-kind-${e.kind}`} style={{ "--lg-kind": ENTRY_KINDS[e.kind].color } as CSSProperties}>
+          {kindBadge(e)}
+        </span>
         <span className="lg-term">{e.term}</span>
-        {short && <span className="lg-short">{shortLabel(e.label)}</span>}
+        {short && <span className="lg-short">{e.kind === "grant" ? `token ${e.index}` : shortLabel(e.label)}</span>}
         {markers}
       </td>,
     );
@@ -362,6 +368,22 @@ function Legend({ leader }: { leader: string | null }) {
         compacted into the node's snapshot ("snapshot ≤ N": its state up to index N)
       </li>
       <li>number = term; ✕ down rows are grey</li>
+    </ul>
+  );
+}
+
+/** What the letters in the cells mean. */
+export function KindLegend() {
+  return (
+    <ul className="lg-legend lg-kind-legend" aria-label="Kinds of entry">
+      {KIND_ORDER.map((k) => (
+        <li key={k} data-kind={k}>
+          <span className={`lg-kind lg-kind-${k}`} style={{ "--lg-kind": ENTRY_KINDS[k].color } as CSSProperties} aria-hidden="true">
+            {k === "grant" ? "G12" : ENTRY_KINDS[k].glyph}
+          </span>
+          {ENTRY_KINDS[k].words}
+        </li>
+      ))}
     </ul>
   );
 }
