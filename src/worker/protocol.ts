@@ -43,6 +43,17 @@ export interface TimingSettings {
   readonly renewFraction: number;
   /** Chubby-style grace period after the holder's own deadline (0 = none). */
   readonly gracePeriodMs: number;
+  /** etcd-style checkpoints of each lease's remaining TTL, and how often the leader writes one. */
+  readonly checkpoint: boolean;
+  readonly checkpointIntervalMs: number;
+  /** Chubby's lock-delay: after an expiry, the name is not granted again for this long. */
+  readonly lockDelayMs: number;
+  /** The holder's allowance for its clock running slow (ppm), taken off its own deadline. */
+  readonly driftMarginPpm: number;
+  /** The leader waits TTL x this before it expires a lease (slack for clock drift). */
+  readonly expirySlackFactor: number;
+  /** The provider's pool: at most this many leases granted at once (0: no limit). */
+  readonly poolSize: number;
 }
 
 /** Something the page can ask the worker to describe in full. */
