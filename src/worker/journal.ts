@@ -453,6 +453,8 @@ export class Journal {
     if (top !== prevTop && (top === "jeopardy" || top === "grace" || top === "lost")) {
       this.mark(e.leaseName, { t: e.t, kind: top, holder: id, token: e.token ?? had ?? 0 });
     }
+    // Renewed within grace: the holder was in its grace period and a refresh came back in time.
+    if (prevTop === "grace" && top === "holding") this.mark(e.leaseName, { t: e.t, kind: "grace-renewed", holder: id, token: e.token ?? had ?? 0 });
     // Retrying inside "requesting" (send, denied, send again) is noise: the deny line says it.
     if (prev !== e.state && !(top === "requesting" && prevTop === "requesting")) this.line(e, prev);
   }

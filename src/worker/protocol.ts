@@ -289,7 +289,20 @@ export interface LeaseSpan {
 /** A point on the lease timeline. */
 export interface LeaseMark {
   readonly t: number;
-  readonly kind: "grant" | "deny" | "refresh" | "refresh-denied" | "expiring" | "expire" | "revoke" | "extended" | "jeopardy" | "grace" | "lost";
+  /** Jeopardy, grace, grace-renewed (a renewal that came back during grace) and lost are the holder's; the rest the leader's. */
+  readonly kind:
+    | "grant"
+    | "deny"
+    | "refresh"
+    | "refresh-denied"
+    | "expiring"
+    | "expire"
+    | "revoke"
+    | "extended"
+    | "jeopardy"
+    | "grace"
+    | "grace-renewed"
+    | "lost";
   readonly holder: string | null;
   readonly token: number;
 }
