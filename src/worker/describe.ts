@@ -6,6 +6,7 @@ import { formatDuration } from "../core/sim/time";
 import type { Command } from "../core/raft/types";
 import type { Payload, TraceEvent } from "../core/sim/trace";
 import type { EntryKind, EventCategory } from "./protocol";
+import { driftWords, holderChangeDetail, holderChangeText } from "./holderWords";
 
 /** A short label ("append", "vote", "refresh") and one line of detail for a message. */
 export function describeMessage(p: Payload): { label: string; detail: string } {
@@ -142,6 +143,8 @@ function us(t: number): string {
 export interface Described {
   readonly category: EventCategory;
   readonly text: string;
+  /** The same in internal names (states, events, ppm), for "Show full state". */
+  readonly detail?: string;
   readonly procs: readonly string[];
 }
 
@@ -165,10 +168,10 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
     case "holder": {
       const prev = prevHolderState;
       if (prev === e.state) return null;
-      const tok = e.token !== null ? ` (token ${e.token})` : "";
       return {
         category: "holder",
-        text: `${e.proc}: ${prev ?? "start"} → ${e.state}${tok}${e.event ? ` on ${e.event}` : ""}`,
+        text: holderChangeText(e.proc, prev, e.state, e.token, e.event),
+        detail: holderChangeDetail(prev, e.state, e.event),
         procs: [e.proc],
       };
     }
@@ -305,7 +308,8 @@ function describeFault(e: FaultEvent): Described {
     case "clock":
       return {
         category: "fault",
-        text: `${e.proc}'s clock now drifts ${e.driftPpm >= 0 ? "+" : ""}${e.driftPpm} ppm${e.jumpUs !== 0 ? `, jumped ${us(e.jumpUs)}` : ""}`,
+        text: `${e.proc}'s clock now runs ${driftWords(e.driftPpm)}${e.jumpUs !== 0 ? `, jumped ${us(e.jumpUs)}` : ""}`,
+        detail: `drift ${e.driftPpm} ppm, jump ${e.jumpUs} µs`,
         procs: [e.proc],
       };
     case "partition":

@@ -323,7 +323,7 @@ export function stateWords(row: LeaseRowView): string {
 
 /** The leader's countdown in words: "leader: 1.23 s left", or why there is none. */
 export function leaderCountdown(row: LeaseRowView, now: number): string {
-  if (row.leaderExpiresAt === null) return row.state === "free" ? "leader: no grant to time" : "leader: nobody is timing it";
+  if (row.leaderExpiresAt === null) return row.state === "free" ? "leader: nobody holds it, nothing to time" : "leader: nobody is timing it";
   const left = row.leaderExpiresAt - now;
   if (left > 0) return `leader: ${secs(left)} left`;
   return `leader: expired ${secs(-left)} ago, expiry not yet committed`;
