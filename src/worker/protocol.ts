@@ -61,7 +61,19 @@ export type InspectTarget =
   | { readonly kind: "node"; readonly id: string }
   | { readonly kind: "holder"; readonly id: string }
   | { readonly kind: "storage" }
+  | { readonly kind: "client"; readonly id: string }
   | { readonly kind: "message"; readonly id: number };
+
+/** A key-value client (c1, c2, …): it sends puts and reads through the leader. */
+export interface ClientView {
+  readonly id: string;
+  readonly status: "up" | "down" | "paused";
+  /** Requests it has made since it (re)started. */
+  readonly sent: number;
+  /** The request it is waiting on: "put k3", its number, tries so far, the server it asked last. */
+  readonly current: { readonly seq: number; readonly text: string; readonly attempts: number; readonly server: string } | null;
+  readonly queued: number;
+}
 
 /** Something the page can ask the worker to export as text. */
 export type ExportKind = "scenario" | "trace" | "history";
@@ -420,6 +432,8 @@ export interface EventLine {
   readonly t: number;
   readonly category: EventCategory;
   readonly text: string;
+  /** The same in internal names ("holding.waiting → holding.renewing on after:untilRenew"), shown under "Show full state". */
+  readonly detail?: string;
   /** Processes it is about (for highlighting). */
   readonly procs: readonly string[];
 }
@@ -481,6 +495,7 @@ export interface SimView {
   /** The voters, as the leader (or the up node of the highest term) counts them. */
   readonly config: readonly string[];
   readonly holders: readonly HolderView[];
+  readonly clients: readonly ClientView[];
   readonly leases: readonly LeaseRowView[];
   readonly storage: StorageView | null;
   readonly messages: readonly MessageView[];

@@ -1,6 +1,7 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
+import { opBody } from "../core/kv/client";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import { type ClockState, virtualAt } from "../core/sim/clock";
 import type { LocalUs, VirtualUs } from "../core/sim/time";
@@ -10,6 +11,7 @@ import { describeAction, describeCommand, describeMessage, entryKind } from "./d
 import type { Journal } from "./journal";
 import {
   type CheckerView,
+  type ClientView,
   dropWindowUs,
   type EntryView,
   type HolderView,
@@ -134,6 +136,35 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
           })
       : [],
   };
+}
+
+/** A key-value client: what it is asking now, and how many requests it has made. */
+export function clientView(sim: Simulation, id: string): ClientView {
+  const p = sim.client(id).progress;
+  const c = p.current;
+  const op = c === null ? null : opBody(c.op);
+  return {
+    id,
+    status: sim.status(id),
+    sent: p.sent,
+    current: c === null || op === null ? null : { seq: c.seq, text: opText(op), attempts: c.attempts, server: c.server },
+    queued: p.queued,
+  };
+}
+
+function opText(op: ReturnType<typeof opBody>): string {
+  switch (op.type) {
+    case "put":
+    case "append":
+    case "delete":
+    case "cas":
+    case "get":
+      return `${op.type} ${op.key}`;
+    case "lease-ttl":
+      return `time left of lease ${op.name}`;
+    case "lease-list":
+      return "list the leases";
+  }
 }
 
 export function holderView(sim: Simulation, id: string): HolderView {
@@ -384,6 +415,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     logWindow: window,
     leader: sim.leader(),
     holders: sim.holderIds.map((id) => holderView(sim, id)),
+    clients: sim.clientIds.map((id) => clientView(sim, id)),
     leases: leaseRows(sim, c.journal),
     storage: storageView(sim),
     messages: messageViews(sim),

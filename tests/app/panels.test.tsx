@@ -79,6 +79,7 @@ function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {
     logWindow: { from: 1, to: 0 },
     leader: "n1",
     holders,
+    clients: [],
     leases: [],
     storage: null,
     messages: [],
