@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
-import { ENTRY_KINDS, KIND_ORDER, kindBadge } from "../../src/app/panels/logKinds";
+import { ENTRY_KINDS, KIND_ORDER, kindBadge, knownTokens } from "../../src/app/panels/logKinds";
 import type { EntryKind, EntryView, NodeView, SimView } from "../../src/worker/protocol";
 import { renderWithLab } from "../support/lab";
 import { nodeFixture, viewFixture } from "../support/views";
@@ -70,8 +70,11 @@ describe("log grid helpers", () => {
   });
 
   it("names a cell the way a screen reader should say it", () => {
-    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1", kind: "grant" }, "committed", { match: false, next: false })).toBe(
-      "index 12, term 3, committed, lease grant: fencing token 12 if the lease is granted afresh (a repeat by the same holder keeps its token) (grant lock h1)",
+    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1", kind: "grant" }, "committed", { match: false, next: false }, new Set([12]))).toBe(
+      "index 12, term 3, committed, lease grant: fencing token 12 (the entry's index) (grant lock h1)",
+    );
+    expect(cellLabel({ index: 13, term: 3, label: "grant lock h2", kind: "grant" }, "committed", { match: false, next: false }, new Set([12]))).toBe(
+      "index 13, term 3, committed, lease request: no new token (refused while another holds it, a holder's repeat, or not applied yet) (grant lock h2)",
     );
     expect(cellLabel({ index: 13, term: 3, label: "noop", kind: "noop" }, "uncommitted", { match: true, next: false })).toBe(
       "index 13, term 3, uncommitted, no-op of a new leader (noop), leader's match index",
@@ -88,8 +91,12 @@ describe("log grid helpers", () => {
 });
 
 describe("entry kinds", () => {
-  it("draws a grant as G with its token (its index), every other kind as its letter", () => {
-    expect(kindBadge({ index: 12, kind: "grant" })).toBe("G12");
+  it("draws a grant as G with its token (its index), a request that gave none as G, every other kind as its letter", () => {
+    expect(kindBadge({ index: 12, kind: "grant" }, new Set([12]))).toBe("G12");
+    expect(kindBadge({ index: 13, kind: "grant" }, new Set([12]))).toBe("G");
+    expect(
+      [...knownTokens([{ token: 30, leaderSpans: [{ token: 12 }], holderSpans: [{ token: 20 }] }, { token: 0, leaderSpans: [], holderSpans: [] }])].sort(),
+    ).toEqual([12, 20, 30]);
     expect(kindBadge({ index: 40, kind: "checkpoint" })).toBe("C");
     expect(kindBadge({ index: 41, kind: "expire" })).toBe("E");
     expect(kindBadge({ index: 42, kind: "revoke" })).toBe("R");
@@ -107,7 +114,8 @@ describe("entry kinds", () => {
   it("marks checkpoint cells with C and grant cells with their token, with a legend", () => {
     const v = fixture();
     const lab = (i: number): string => (i === 10 ? "checkpoint" : label(i));
-    const h = renderWithLab(<LogGridView view={{ ...v, nodes: v.nodes.map((n) => ({ ...n, entries: entries(9, n.lastIndex, term, lab) })) }} />);
+    const leases = [{ ...(v.leases[0] ?? {}), token: 11, leaderSpans: [], holderSpans: [] }] as unknown as SimView["leases"];
+    const h = renderWithLab(<LogGridView view={{ ...v, leases, nodes: v.nodes.map((n) => ({ ...n, entries: entries(9, n.lastIndex, term, lab) })) }} />);
     const n1 = rowOf(h, "n1");
     expect(cellOf(n1, 10)).toMatch(/class="lg-kind lg-kind-checkpoint"[^>]*>C</);
     expect(cellOf(n1, 11)).toMatch(/class="lg-kind lg-kind-grant"[^>]*>G11</);
@@ -137,7 +145,7 @@ describe("LogGridView markup", () => {
     const c13 = cellOf(n1, 13);
     expect(c13).toContain('aria-label="index 13, term 3, uncommitted, no-op of a new leader (noop)"');
     expect(c13).toContain("lg-uncommitted");
-    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, lease grant: fencing token 11');
+    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, lease request: no new token');
   });
 
   it("puts the commit bar after the cell at each node's commit index, and only there", () => {
@@ -191,7 +199,7 @@ describe("LogGridView markup", () => {
   });
 
   it("shows short labels only when there are few columns", () => {
-    expect(html).toContain('<span class="lg-short">token 11</span>');
+    expect(html).toContain('<span class="lg-short">+h1</span>');
     const v = fixture();
     const wide = { ...v, logWindow: { from: 1, to: 24 }, nodes: v.nodes.map((n) => ({ ...n, entries: entries(1, 24, term, label) })) };
     const h = renderWithLab(<LogGridView view={wide} />);

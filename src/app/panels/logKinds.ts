@@ -14,7 +14,7 @@ export interface KindLook {
 }
 
 export const ENTRY_KINDS: Record<EntryKind, KindLook> = {
-  grant: { glyph: "G", color: "#00734f", words: "grant: a holder gets a lease; the entry's index is its fencing token" },
+  grant: { glyph: "G", color: "#00734f", words: "grant: G12 gave fencing token 12 (its index); a bare G is a request that gave no token" },
   revoke: { glyph: "R", color: "#8a4b00", words: "revoke: the holder gives the lease back" },
   expire: { glyph: "E", color: "#b3261e", words: "expire: the leader saw the lease run out" },
   free: { glyph: "F", color: "#6a3d9a", words: "free: the lock-delay after an expiry is over" },
@@ -27,17 +27,34 @@ export const ENTRY_KINDS: Record<EntryKind, KindLook> = {
 /** The order of the legend. */
 export const KIND_ORDER: readonly EntryKind[] = ["grant", "checkpoint", "expire", "revoke", "free", "put", "noop", "config"];
 
-/** The text drawn in a cell's kind badge: "G12" for a grant at index 12 (its token), else the kind's letter. */
-export function kindBadge(e: Pick<EntryView, "index" | "kind">): string {
+/**
+ * The text drawn in a cell's kind badge: "G12" for a grant that gave token 12 (its index),
+ * a bare "G" for a grant request that gave no token (refused, or a holder's repeat), else
+ * the kind's letter. `tokens`: the fencing tokens the leases are known to have had.
+ */
+export function kindBadge(e: Pick<EntryView, "index" | "kind">, tokens: ReadonlySet<number> = new Set()): string {
   const g = ENTRY_KINDS[e.kind].glyph;
-  return e.kind === "grant" ? `${g}${e.index}` : g;
+  return e.kind === "grant" && tokens.has(e.index) ? `${g}${e.index}` : g;
 }
 
-/** Words for a cell's tooltip: "lease grant, fencing token 12 (if granted afresh)". */
-export function kindSentence(e: Pick<EntryView, "index" | "kind">): string {
+/** The fencing tokens the leases have had (the current ones and those of the grants kept in their history). */
+export function knownTokens(leases: readonly { token: number; leaderSpans: readonly { token: number }[]; holderSpans: readonly { token: number }[] }[]): Set<number> {
+  const out = new Set<number>();
+  for (const l of leases) {
+    if (l.token > 0) out.add(l.token);
+    for (const s of l.leaderSpans) out.add(s.token);
+    for (const s of l.holderSpans) out.add(s.token);
+  }
+  return out;
+}
+
+/** Words for a cell's tooltip: "lease grant: fencing token 12". */
+export function kindSentence(e: Pick<EntryView, "index" | "kind">, tokens: ReadonlySet<number> = new Set()): string {
   switch (e.kind) {
     case "grant":
-      return `lease grant: fencing token ${e.index} if the lease is granted afresh (a repeat by the same holder keeps its token)`;
+      return tokens.has(e.index)
+        ? `lease grant: fencing token ${e.index} (the entry's index)`
+        : "lease request: no new token (refused while another holds it, a holder's repeat, or not applied yet)";
     case "checkpoint":
       return "checkpoint of the leases' remaining time";
     case "expire":
