@@ -31,11 +31,11 @@ for (const size of [
     await tl.scrollIntoViewIfNeeded();
     const span = tl.locator(".lt-zoom-span");
     await expect(span).toHaveText("8 s shown");
-    await tl.getByRole("button", { name: "Zoom in" }).click();
+    await tl.getByRole("button", { name: "Lease timeline: zoom in" }).click();
     await expect(span).toHaveText("5.33 s shown");
     const follow = tl.getByRole("button", { name: /follow/ });
     await expect(follow).toHaveAttribute("aria-pressed", "true");
-    const tracks = tl.getByRole("group", { name: /Lease timeline tracks/ });
+    const tracks = tl.getByRole("group", { name: /Lease chart: \+ and − zoom/ });
     await tracks.focus();
     await page.keyboard.press("-");
     await expect(span).toHaveText("8 s shown");

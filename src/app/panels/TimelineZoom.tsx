@@ -35,14 +35,20 @@ export function ZoomControls({ zoom, setZoom, w, earliest }: ZoomProps) {
   const ms = (us: number): number => Math.round(us / 1000);
   return (
     <div className="lt-zoom" role="toolbar" aria-label="Zoom and scroll the lease timeline">
-      <button type="button" className="small" onClick={() => setZoom(zoomBy(zoom, ZOOM_STEP, w, w.now, earliest))} aria-label="Zoom in">
+      <button type="button" className="small" onClick={() => setZoom(zoomBy(zoom, ZOOM_STEP, w, w.now, earliest))} aria-label="Lease timeline: zoom in">
         + zoom in
       </button>
-      <button type="button" className="small" onClick={() => setZoom(zoomBy(zoom, 1 / ZOOM_STEP, w, w.now, earliest))} aria-label="Zoom out">
+      <button type="button" className="small" onClick={() => setZoom(zoomBy(zoom, 1 / ZOOM_STEP, w, w.now, earliest))} aria-label="Lease timeline: zoom out">
         − zoom out
       </button>
-      <button type="button" className="small" aria-pressed={following} onClick={() => setZoom({ ...FOLLOW_NOW, spanUs: zoom.spanUs })}>
-        {following ? "following now" : "follow now"}
+      <button
+        type="button"
+        className="small"
+        aria-label="Lease timeline: follow now"
+        aria-pressed={following}
+        onClick={() => setZoom({ ...FOLLOW_NOW, spanUs: zoom.spanUs })}
+      >
+        {following ? "✓ follow now" : "follow now"}
       </button>
       <span className="lt-zoom-span">{spanWords(w)}</span>
       <label className="lt-scroll" htmlFor={scrollId}>
@@ -55,7 +61,7 @@ export function ZoomControls({ zoom, setZoom, w, earliest }: ZoomProps) {
           step={Math.max(1, ms(len * PAN_STEP) / 4)}
           value={ms(w.from)}
           disabled={hi - lo < 1000}
-          aria-label="Scroll through the timeline's history"
+          aria-label="Scroll the lease chart through its past"
           aria-valuetext={`from ${formatInstant(Math.max(0, w.from))} to ${formatInstant(w.to)}${following ? ", following now" : ""}`}
           onChange={(e) => setZoom(panTo(zoom, Number(e.target.value) * 1000, w, earliest))}
         />
@@ -148,7 +154,7 @@ export function ZoomArea({ children, ...p }: ZoomProps & { children: ReactNode }
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the tracks take keys to zoom and scroll (the toolbar above offers the same)
       tabIndex={0}
       role="group"
-      aria-label="Lease timeline tracks: + and − zoom, ← and → scroll, End follows now; drag to scroll, ctrl or ⌘ with the wheel to zoom"
+      aria-label="Lease chart: + and − zoom, ← and → scroll, End follows now; drag to scroll, ctrl or ⌘ with the wheel to zoom"
       onKeyDown={onKeyDown}
       onPointerDown={onPointerDown}
       onPointerMove={onPointerMove}
