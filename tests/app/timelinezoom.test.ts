@@ -5,9 +5,9 @@ import {
   HOLDER_MARKS,
   historyStart,
   MARK_GLYPH,
-  MAX_SPAN_US,
-  MIN_SPAN_US,
-  panBy,
+  LEASE_MAX_SPAN_US,
+  LEASE_MIN_SPAN_US,
+  panLeaseBy,
   panTo,
   scrollBounds,
   windowSpan,
@@ -70,18 +70,18 @@ describe("the timeline's window", () => {
 
   it("zoom stops at 0.2 s and at 10 minutes", () => {
     const w = zoomedWindow(NOW, base, FOLLOW_NOW, 0);
-    expect(zoomBy(FOLLOW_NOW, 1000, w, NOW, 0).spanUs).toBe(MIN_SPAN_US);
-    expect(zoomBy(FOLLOW_NOW, 1 / 1000, w, NOW, 0).spanUs).toBe(MAX_SPAN_US);
+    expect(zoomBy(FOLLOW_NOW, 1000, w, NOW, 0).spanUs).toBe(LEASE_MIN_SPAN_US);
+    expect(zoomBy(FOLLOW_NOW, 1 / 1000, w, NOW, 0).spanUs).toBe(LEASE_MAX_SPAN_US);
   });
 
   it("scrolls back over the whole history, not past its start, and scrolling to the present follows now again", () => {
     const w = zoomedWindow(NOW, base, FOLLOW_NOW, 10 * S);
-    const back = panBy(FOLLOW_NOW, -20 * S, w, 10 * S);
+    const back = panLeaseBy(FOLLOW_NOW, -20 * S, w, 10 * S);
     expect(back).toEqual({ spanUs: 8 * S, fromUs: 34 * S });
     // Far back: stops at the start of history.
-    expect(panBy(back, -1000 * S, zoomedWindow(NOW, base, back, 10 * S), 10 * S).fromUs).toBe(10 * S);
+    expect(panLeaseBy(back, -1000 * S, zoomedWindow(NOW, base, back, 10 * S), 10 * S).fromUs).toBe(10 * S);
     // Forward past the present: following again.
-    expect(panBy(back, 100 * S, zoomedWindow(NOW, base, back, 10 * S), 10 * S).fromUs).toBeNull();
+    expect(panLeaseBy(back, 100 * S, zoomedWindow(NOW, base, back, 10 * S), 10 * S).fromUs).toBeNull();
     expect(panTo(back, 54 * S, zoomedWindow(NOW, base, back, 10 * S), 10 * S).fromUs).toBeNull();
   });
 

@@ -8,7 +8,7 @@ import { formatInstant } from "../../core/sim/time";
 import {
   FOLLOW_NOW,
   PAN_STEP,
-  panBy,
+  panLeaseBy,
   panTo,
   scrollBounds,
   spanWords,
@@ -82,9 +82,9 @@ export function zoomKey(key: string, p: ZoomProps): ZoomState | null {
     case "_":
       return zoomBy(p.zoom, 1 / ZOOM_STEP, p.w, p.w.now, p.earliest);
     case "ArrowLeft":
-      return panBy(p.zoom, -len * PAN_STEP, p.w, p.earliest);
+      return panLeaseBy(p.zoom, -len * PAN_STEP, p.w, p.earliest);
     case "ArrowRight":
-      return panBy(p.zoom, len * PAN_STEP, p.w, p.earliest);
+      return panLeaseBy(p.zoom, len * PAN_STEP, p.w, p.earliest);
     case "Home":
       return panTo(p.zoom, p.earliest - len, p.w, p.earliest);
     case "End":
@@ -115,7 +115,7 @@ export function ZoomArea({ children, ...p }: ZoomProps & { children: ReactNode }
         q.setZoom(zoomBy(q.zoom, e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, q.w, q.w.from + share * len, q.earliest));
       } else if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
         e.preventDefault();
-        q.setZoom(panBy(q.zoom, (e.deltaX / track.width) * len, q.w, q.earliest));
+        q.setZoom(panLeaseBy(q.zoom, (e.deltaX / track.width) * len, q.w, q.earliest));
       }
     };
     el.addEventListener("wheel", onWheel, { passive: false });

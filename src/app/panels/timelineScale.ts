@@ -407,8 +407,8 @@ export interface ZoomState {
 
 export const FOLLOW_NOW: ZoomState = { spanUs: null, fromUs: null };
 /** The narrowest window (0.2 s) and the widest (10 min). */
-export const MIN_SPAN_US = 200_000;
-export const MAX_SPAN_US = 600_000_000;
+export const LEASE_MIN_SPAN_US = 200_000;
+export const LEASE_MAX_SPAN_US = 600_000_000;
 /** Where now sits on the track when following it. */
 export const NOW_SHARE = PAST_TTLS / (PAST_TTLS + FUTURE_TTLS);
 /** One zoom step (a button, a key, a wheel notch) and one scroll step (a share of the window). */
@@ -450,7 +450,7 @@ export function zoomedWindow(now: number, base: WindowSpan, z: ZoomState, earlie
  */
 export function zoomBy(z: ZoomState, factor: number, w: TimeWindow, anchor: number, earliest: number): ZoomState {
   const len = w.to - w.from;
-  const next = Math.max(MIN_SPAN_US, Math.min(MAX_SPAN_US, len / factor));
+  const next = Math.max(LEASE_MIN_SPAN_US, Math.min(LEASE_MAX_SPAN_US, len / factor));
   if (z.fromUs === null) return { spanUs: next, fromUs: null };
   const share = len > 0 ? (anchor - w.from) / len : NOW_SHARE;
   const { lo, hi } = scrollBounds(next, w.now, earliest);
@@ -466,7 +466,7 @@ export function panTo(z: ZoomState, from: number, w: TimeWindow, earliest: numbe
 }
 
 /** Scrolls by `deltaUs` (negative: into the past). */
-export function panBy(z: ZoomState, deltaUs: number, w: TimeWindow, earliest: number): ZoomState {
+export function panLeaseBy(z: ZoomState, deltaUs: number, w: TimeWindow, earliest: number): ZoomState {
   return panTo(z, w.from + deltaUs, w, earliest);
 }
 
