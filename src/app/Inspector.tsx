@@ -6,7 +6,8 @@ import { formatDuration, formatInstant } from "../core/sim/time";
 import { useId, useState } from "react";
 import { MAX_DRIFT_PPM } from "../core/sim/clock";
 import type { Action } from "../core/sim/sim";
-import type { HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
+import type { ClientView, HolderView, InspectTarget, MessageView, NodeView, SimView } from "../worker/protocol";
+import { driftWords } from "../worker/holderWords";
 import { stateText } from "./format";
 import { localTime } from "../core/sim/clock";
 import { driftText } from "./ring/geometry";
@@ -37,6 +38,9 @@ export function Inspector() {
   } else if (selected.kind === "holder") {
     const h = view.holders.find((x) => x.id === selected.id);
     body = h ? <HolderActions h={h} view={view} /> : <Gone what={selected.id} />;
+  } else if (selected.kind === "client") {
+    const c = (view.clients ?? []).find((x) => x.id === selected.id);
+    body = c ? <ClientFacts c={c} view={view} /> : <Gone what={selected.id} />;
   } else if (selected.kind === "storage") {
     body = view.storage ? <StorageActions view={view} /> : <Gone what="the storage" />;
   } else {
@@ -66,7 +70,7 @@ function Hint({ view }: { view: SimView }) {
   const select = useLab(selectSelect);
   return (
     <div className="hint-box">
-      <p>Click a node, a holder, the storage or a message in flight to act on it. Or pick one:</p>
+      <p>Click a node, a holder, a client, the storage or a message in flight to act on it. Or pick one:</p>
       <div className="chips">
         {view.nodes.map((n) => (
           <button type="button" key={n.id} className="chip" onClick={() => select({ kind: "node", id: n.id })}>
@@ -76,6 +80,11 @@ function Hint({ view }: { view: SimView }) {
         {view.holders.map((h) => (
           <button type="button" key={h.id} className="chip" onClick={() => select({ kind: "holder", id: h.id })}>
             Select {h.id}
+          </button>
+        ))}
+        {(view.clients ?? []).map((c) => (
+          <button type="button" key={c.id} className="chip" onClick={() => select({ kind: "client", id: c.id })}>
+            Select {c.id}
           </button>
         ))}
       </div>
@@ -149,26 +158,77 @@ function PausedFact({ until, now }: { until: number | null; now: number }) {
   );
 }
 
-/** Sets a process's clock drift (parts per million; + runs fast, − runs slow). */
+/** Sets a process's clock drift, in percent (+ runs fast, − runs slow; the engine counts ppm: 1 % = 10000 ppm). */
 function DriftControl({ id, driftPpm: current }: { id: string; driftPpm: number }) {
   const act = useAct();
-  const [drift, setDrift] = useState(String(current));
+  const [drift, setDrift] = useState(String(current / 10_000));
   const fieldId = useId();
-  const driftPpm = Number(drift);
-  const ok = drift.trim() !== "" && Number.isInteger(driftPpm) && Math.abs(driftPpm) <= MAX_DRIFT_PPM;
+  const driftPpm = Math.round(Number(drift) * 10_000);
+  const maxPct = MAX_DRIFT_PPM / 10_000;
+  const ok = drift.trim() !== "" && Number.isFinite(driftPpm) && Math.abs(driftPpm) <= MAX_DRIFT_PPM;
   return (
     <>
       <div className="actions">
         <span className="field">
-          <label htmlFor={fieldId}>drift (ppm)</label>
-          <input id={fieldId} type="number" step="1000" min={-MAX_DRIFT_PPM} max={MAX_DRIFT_PPM} value={drift} onChange={(e) => setDrift(e.target.value)} />
+          <label htmlFor={fieldId}>drift (%): + fast, − slow</label>
+          <input id={fieldId} type="number" step="1" min={-maxPct} max={maxPct} value={drift} onChange={(e) => setDrift(e.target.value)} />
         </span>
         <button type="button" disabled={!ok} onClick={() => act({ type: "clock", proc: id, driftPpm })}>
           Set drift of {id}
         </button>
+        {ok && <span className="small-print">{driftWords(driftPpm)}</span>}
       </div>
-      {!ok && <p className="field-error">Drift must be a whole number of ppm from −{MAX_DRIFT_PPM} to {MAX_DRIFT_PPM}.</p>}
+      {!ok && (
+        <p className="field-error">
+          Drift must be a percentage from −{maxPct} (slow) to {maxPct} (fast).
+        </p>
+      )}
     </>
+  );
+}
+
+/** What a key-value client is, what it is asking now, and its requests on the wire. */
+function ClientFacts({ c, view }: { c: ClientView; view: SimView }) {
+  const act = useAct();
+  const wire = view.messages.filter((m) => m.from === c.id || m.to === c.id);
+  const down = c.status === "down";
+  return (
+    <div className="inspect-body">
+      <h3>
+        {c.id}: a key-value client{down ? " (down)" : ""}
+      </h3>
+      <p>A key-value client: it sends puts and reads through the leader, and tries another server when one does not answer or is not the leader. It takes no part in Raft or the leases.</p>
+      <dl className="facts">
+        <dt>Requests made</dt>
+        <dd>{c.sent}</dd>
+        <dt>Waiting on</dt>
+        <dd data-testid="client-current">
+          {c.current === null
+            ? "nothing: thinking before the next request"
+            : `request #${c.current.seq}, ${c.current.text}, sent to ${c.current.server}${c.current.attempts > 1 ? ` (try ${c.current.attempts})` : ""}`}
+        </dd>
+        {c.queued > 0 && (
+          <>
+            <dt>Queued</dt>
+            <dd>{c.queued} more</dd>
+          </>
+        )}
+        <dt>On the wire</dt>
+        <dd>{wire.length === 0 ? "no message in flight" : wire.map((m) => `${m.label} ${m.from} → ${m.to}`).join("; ")}</dd>
+      </dl>
+      <div className="actions">
+        {down ? (
+          <button type="button" onClick={() => act({ type: "restart", proc: c.id })}>
+            Restart {c.id}
+          </button>
+        ) : (
+          <button type="button" onClick={() => act({ type: "crash", proc: c.id })}>
+            Crash {c.id}
+          </button>
+        )}
+      </div>
+      <FullState target={{ kind: "client", id: c.id }} />
+    </div>
   );
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_TIMING } from "./params";
 import { useLab, useLabStore } from "./store";
 import { startRun, useUi } from "./ui";
 import { trapTab } from "./focusTrap";
+import { knobProblem, NUMBER_KNOBS } from "./leaseKnobs";
 
 type Draft = Record<keyof TimingSettings | "seed" | "nodes" | "spares" | "holders" | "clients", string>;
 
@@ -26,6 +27,12 @@ function draftOf(s: RunSettings): Draft {
     leaseTtlMs: String(t.leaseTtlMs),
     renewFraction: String(Math.round(t.renewFraction * 1000) / 1000),
     gracePeriodMs: String(t.gracePeriodMs),
+    checkpoint: t.checkpoint ? "on" : "off",
+    checkpointIntervalMs: String(t.checkpointIntervalMs),
+    lockDelayMs: String(t.lockDelayMs),
+    driftMarginPpm: String(t.driftMarginPpm),
+    expirySlackFactor: String(t.expirySlackFactor),
+    poolSize: String(t.poolSize),
   };
 }
 
@@ -56,7 +63,22 @@ export function settingsFromDraft(d: Draft, base: RunSettings): { settings: RunS
     leaseTtlMs: num("leaseTtlMs", "Lease TTL"),
     renewFraction: num("renewFraction", "Renew at"),
     gracePeriodMs: num("gracePeriodMs", "Grace period"),
+    checkpoint: d.checkpoint === "on",
+    checkpointIntervalMs: 0,
+    lockDelayMs: 0,
+    driftMarginPpm: 0,
+    expirySlackFactor: 0,
+    poolSize: 0,
   };
+  const knobs: Record<string, number> = {};
+  for (const k of NUMBER_KNOBS) {
+    const n = num(k.key, k.label);
+    knobs[k.key] = n;
+    // The engine's own range and words: "Lock-delay (ms) must be between 0 and 3600000 (got -5)."
+    const bad = d[k.key].trim() === "" || !Number.isFinite(n) ? null : knobProblem(k, n);
+    if (bad !== null) problems.push(`${k.label} ${bad}.`);
+  }
+  Object.assign(timing, knobs);
   const settings: RunSettings = {
     ...base,
     seed,
@@ -79,6 +101,33 @@ function Field({ label, value, onChange, hint, ...rest }: { label: string; value
       <input id={id} type="number" value={value} step={rest.step ?? "1"} onChange={(e) => onChange(e.target.value)} />
       {hint && <span className="small-print">{hint}</span>}
     </div>
+  );
+}
+
+/** The lease policies: checkpoints, lock-delay, the holder's drift margin, the leader's slack, the pool. */
+function LeasePolicy({ draft, set }: { draft: Draft; set: (k: keyof Draft) => (v: string) => void }) {
+  const cpId = useId();
+  return (
+    <fieldset className="form-fieldset">
+      <legend>Lease policy</legend>
+      <div className="form-grid">
+        <div className="form-field">
+          <label htmlFor={cpId}>
+            <input
+              id={cpId}
+              type="checkbox"
+              checked={draft.checkpoint === "on"}
+              onChange={(e) => set("checkpoint")(e.target.checked ? "on" : "off")}
+            />{" "}
+            Checkpoints
+          </label>
+          <span className="small-print">etcd: the leader writes each lease's time left, so a new leader does not restart it at full</span>
+        </div>
+        {NUMBER_KNOBS.map((k) => (
+          <Field key={k.key} label={k.label} value={draft[k.key]} onChange={set(k.key)} hint={k.hint} step={k.step} />
+        ))}
+      </div>
+    </fieldset>
   );
 }
 
@@ -155,6 +204,7 @@ export function SettingsDialog() {
           <Field label="Renew at (share of TTL)" value={draft.renewFraction} onChange={set("renewFraction")} step="0.01" hint="etcd 0.33, DHCP 0.5" />
           <Field label="Grace period (ms)" value={draft.gracePeriodMs} onChange={set("gracePeriodMs")} hint="Chubby-style; 0 for none" />
         </div>
+        <LeasePolicy draft={draft} set={set} />
         {problems.length > 0 && (
           <ul className="field-error" role="alert" aria-label="Problems with these settings">
             {problems.map((p) => (

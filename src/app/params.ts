@@ -1,7 +1,8 @@
 /**
  * Run settings <-> the page's query string. Every setting has a parameter, so the URL
  * always names the exact run: ?seed=7&nodes=5&holders=3&speed=0.05&election=150-300
- * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2&spares=1.
+ * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2&spares=1
+ * &checkpoint=on&checkpointevery=500&lockdelay=1000&driftmargin=50000&slack=1.5&pool=2.
  * Bad values fall back to defaults, each with one sentence saying what was ignored.
  */
 import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
@@ -9,6 +10,7 @@ import type { Scenario } from "../core/scenario/schema";
 import { configFor, settingsFromScenario, timingOf } from "../worker/settings";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "../worker/protocol";
 import { decodeRunHash } from "./sharing/link";
+import { type KnobValues, knobProblem, NUMBER_KNOBS } from "./leaseKnobs";
 
 export const DEFAULT_TIMING: TimingSettings = timingOf(defaultConfig());
 
@@ -126,6 +128,7 @@ export function parseParams(search: string): ParsedParams {
     leaseTtlMs: ttl,
     renewFraction: renew,
     gracePeriodMs: grace,
+    ...parseKnobs(q, problems),
   };
   const base = { seed, nodes, spares, clients: { count: clients, workload: clients > 0 ? ("random" as const) : ("none" as const) }, holders, speed };
   // Settings that are fine one by one can still clash (a heartbeat longer than the election timeout).
@@ -135,6 +138,29 @@ export function parseParams(search: string): ParsedParams {
     timing = dt;
   }
   return { settings: { ...base, autoplay: d.autoplay, timing }, problems };
+}
+
+/** ?checkpoint=on&checkpointevery=500&lockdelay=1000&driftmargin=50000&slack=1.5&pool=2, each checked by the engine's own range. */
+function parseKnobs(q: URLSearchParams, problems: string[]): KnobValues {
+  const dt = DEFAULT_TIMING;
+  const raw = q.get("checkpoint");
+  let checkpoint = dt.checkpoint;
+  if (raw !== null) {
+    if (raw === "on" || raw === "off") checkpoint = raw === "on";
+    else problems.push(`Ignored ?checkpoint=${shown(raw)}: checkpoint must be on or off. Using checkpoint ${dt.checkpoint ? "on" : "off"} instead.`);
+  }
+  const out: Record<string, number> = {};
+  for (const k of NUMBER_KNOBS) {
+    const r = q.get(k.param);
+    const fallback = dt[k.key];
+    out[k.key] = fallback;
+    if (r === null) continue;
+    const n = r.trim() === "" ? Number.NaN : Number(r);
+    const problem = Number.isFinite(n) ? knobProblem(k, n) : `must be a number (got ${shown(r)})`;
+    if (problem === null) out[k.key] = n;
+    else problems.push(`Ignored ?${k.param}=${shown(r)}: ${k.label} ${problem}. Using ${fallback} instead.`);
+  }
+  return { ...(out as Omit<KnobValues, "checkpoint">), checkpoint };
 }
 
 /** The query string that reproduces `s` (only what differs from the defaults, seed always). */
@@ -156,6 +182,8 @@ export function toSearch(s: RunSettings): string {
   if (t.leaseTtlMs !== dt.leaseTtlMs) q.set("ttl", String(t.leaseTtlMs));
   if (t.renewFraction !== dt.renewFraction) q.set("renew", String(Math.round(t.renewFraction * 1000) / 1000));
   if (t.gracePeriodMs !== dt.gracePeriodMs) q.set("grace", String(t.gracePeriodMs));
+  if (t.checkpoint !== dt.checkpoint) q.set("checkpoint", t.checkpoint ? "on" : "off");
+  for (const k of NUMBER_KNOBS) if (t[k.key] !== dt[k.key]) q.set(k.param, String(t[k.key]));
   return `?${q.toString()}`;
 }
 

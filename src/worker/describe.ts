@@ -5,7 +5,8 @@
 import { formatDuration } from "../core/sim/time";
 import type { Command } from "../core/raft/types";
 import type { Payload, TraceEvent } from "../core/sim/trace";
-import type { EventCategory } from "./protocol";
+import type { EntryKind, EventCategory } from "./protocol";
+import { driftWords, holderChangeDetail, holderChangeText } from "./holderWords";
 
 /** A short label ("append", "vote", "refresh") and one line of detail for a message. */
 export function describeMessage(p: Payload): { label: string; detail: string } {
@@ -101,6 +102,20 @@ export function describeCommand(c: Command): string {
   }
 }
 
+/** The kind of a log entry (the log grid's glyph): every key-value write (put, append, delete, cas) is "put". */
+export function entryKind(c: Command): EntryKind {
+  switch (c.type) {
+    case "noop":
+      return "noop";
+    case "config":
+      return "config";
+    case "system":
+      return c.op.type;
+    case "client":
+      return c.op.type === "grant" || c.op.type === "revoke" ? c.op.type : "put";
+  }
+}
+
 const DROP_WORDS: Record<string, string> = {
   partition: "blocked by the partition",
   cut: "blocked by a cut link",
@@ -128,6 +143,8 @@ function us(t: number): string {
 export interface Described {
   readonly category: EventCategory;
   readonly text: string;
+  /** The same in internal names (states, events, ppm), for "Show full state". */
+  readonly detail?: string;
   readonly procs: readonly string[];
 }
 
@@ -151,10 +168,10 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
     case "holder": {
       const prev = prevHolderState;
       if (prev === e.state) return null;
-      const tok = e.token !== null ? ` (token ${e.token})` : "";
       return {
         category: "holder",
-        text: `${e.proc}: ${prev ?? "start"} → ${e.state}${tok}${e.event ? ` on ${e.event}` : ""}`,
+        text: holderChangeText(e.proc, prev, e.state, e.token, e.event),
+        detail: holderChangeDetail(prev, e.state, e.event),
         procs: [e.proc],
       };
     }
@@ -291,7 +308,8 @@ function describeFault(e: FaultEvent): Described {
     case "clock":
       return {
         category: "fault",
-        text: `${e.proc}'s clock now drifts ${e.driftPpm >= 0 ? "+" : ""}${e.driftPpm} ppm${e.jumpUs !== 0 ? `, jumped ${us(e.jumpUs)}` : ""}`,
+        text: `${e.proc}'s clock now runs ${driftWords(e.driftPpm)}${e.jumpUs !== 0 ? `, jumped ${us(e.jumpUs)}` : ""}`,
+        detail: `drift ${e.driftPpm} ppm, jump ${e.jumpUs} µs`,
         procs: [e.proc],
       };
     case "partition":

@@ -75,6 +75,13 @@ export function inspect(sim: Simulation, target: InspectTarget): { title: string
         }),
       };
     }
+    case "client": {
+      const c = sim.client(target.id);
+      return {
+        title: `Client ${target.id}`,
+        text: json({ status: sim.status(target.id), clientId: c.clientId, clock: sim.clockOf(target.id), ...c.progress, settings: c.cfg }),
+      };
+    }
     case "storage": {
       const s = sim.storage();
       if (s === null) throw new Error("there is no storage in this run (it has no lease holders)");

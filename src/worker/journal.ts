@@ -5,6 +5,7 @@
  */
 import type { TraceEvent } from "../core/sim/trace";
 import { describeEvent, describeMessage, dropWords } from "./describe";
+import { driftWords } from "./holderWords";
 import {
   DIAGRAM_MARK_LIMIT,
   DIAGRAM_MESSAGE_LIMIT,
@@ -346,7 +347,7 @@ export class Journal {
     this.diagramMark(e, prevHolderState);
     const d = describeEvent(e, prevHolderState, () => label);
     if (d === null) return;
-    const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, procs: d.procs };
+    const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, ...(d.detail !== undefined ? { detail: d.detail } : {}), procs: d.procs };
     this.pending.push(line);
     if (this.pending.length > MAX_PENDING_LINES) this.pending.splice(0, this.pending.length - MAX_PENDING_LINES);
     this.st.log.push(line);
@@ -453,6 +454,8 @@ export class Journal {
     if (top !== prevTop && (top === "jeopardy" || top === "grace" || top === "lost")) {
       this.mark(e.leaseName, { t: e.t, kind: top, holder: id, token: e.token ?? had ?? 0 });
     }
+    // Renewed within grace: the holder was in its grace period and a refresh came back in time.
+    if (prevTop === "grace" && top === "holding") this.mark(e.leaseName, { t: e.t, kind: "grace-renewed", holder: id, token: e.token ?? had ?? 0 });
     // Retrying inside "requesting" (send, denied, send again) is noise: the deny line says it.
     if (prev !== e.state && !(top === "requesting" && prevTop === "requesting")) this.line(e, prev);
   }
@@ -499,7 +502,7 @@ export function diagramMarkOf(e: TraceEvent, prevHolderState: string | undefined
         ...at,
         proc: e.proc,
         kind: "clock",
-        label: e.jumpUs !== 0 ? `clock jumps ${Math.round(e.jumpUs / 1000)} ms` : `drift ${e.driftPpm} ppm`,
+        label: e.jumpUs !== 0 ? `clock jumps ${Math.round(e.jumpUs / 1000)} ms` : `clock ${driftWords(e.driftPpm)}`,
         bad: false,
       };
     case "timeout":

@@ -43,6 +43,17 @@ export interface TimingSettings {
   readonly renewFraction: number;
   /** Chubby-style grace period after the holder's own deadline (0 = none). */
   readonly gracePeriodMs: number;
+  /** etcd-style checkpoints of each lease's remaining TTL, and how often the leader writes one. */
+  readonly checkpoint: boolean;
+  readonly checkpointIntervalMs: number;
+  /** Chubby's lock-delay: after an expiry, the name is not granted again for this long. */
+  readonly lockDelayMs: number;
+  /** The holder's allowance for its clock running slow (ppm), taken off its own deadline. */
+  readonly driftMarginPpm: number;
+  /** The leader waits TTL x this before it expires a lease (slack for clock drift). */
+  readonly expirySlackFactor: number;
+  /** The provider's pool: at most this many leases granted at once (0: no limit). */
+  readonly poolSize: number;
 }
 
 /** Something the page can ask the worker to describe in full. */
@@ -50,7 +61,19 @@ export type InspectTarget =
   | { readonly kind: "node"; readonly id: string }
   | { readonly kind: "holder"; readonly id: string }
   | { readonly kind: "storage" }
+  | { readonly kind: "client"; readonly id: string }
   | { readonly kind: "message"; readonly id: number };
+
+/** A key-value client (c1, c2, …): it sends puts and reads through the leader. */
+export interface ClientView {
+  readonly id: string;
+  readonly status: "up" | "down" | "paused";
+  /** Requests it has made since it (re)started. */
+  readonly sent: number;
+  /** The request it is waiting on: "put k3", its number, tries so far, the server it asked last. */
+  readonly current: { readonly seq: number; readonly text: string; readonly attempts: number; readonly server: string } | null;
+  readonly queued: number;
+}
 
 /** Something the page can ask the worker to export as text. */
 export type ExportKind = "scenario" | "trace" | "history";
@@ -176,12 +199,21 @@ export interface DiagramMark {
   readonly bad: boolean;
 }
 
+/**
+ * What a log entry does, for the log grid's glyph and colour: a lease grant (its log index
+ * is the fencing token if the grant is fresh), a revoke (release), the leader's expiry of a
+ * lease, the end of a lock-delay (free), a TTL checkpoint, a key-value write, a new leader's
+ * no-op, a configuration change.
+ */
+export type EntryKind = "grant" | "revoke" | "expire" | "free" | "checkpoint" | "put" | "noop" | "config";
+
 /** One log entry as drawn in the log grid. */
 export interface EntryView {
   readonly index: number;
   readonly term: number;
   /** Short label: "noop", "put k2", "grant lock h1", "expire lock", ... */
   readonly label: string;
+  readonly kind: EntryKind;
 }
 
 export interface ProgressView {
@@ -270,7 +302,20 @@ export interface LeaseSpan {
 /** A point on the lease timeline. */
 export interface LeaseMark {
   readonly t: number;
-  readonly kind: "grant" | "deny" | "refresh" | "refresh-denied" | "expiring" | "expire" | "revoke" | "extended" | "jeopardy" | "grace" | "lost";
+  /** Jeopardy, grace, grace-renewed (a renewal that came back during grace) and lost are the holder's; the rest the leader's. */
+  readonly kind:
+    | "grant"
+    | "deny"
+    | "refresh"
+    | "refresh-denied"
+    | "expiring"
+    | "expire"
+    | "revoke"
+    | "extended"
+    | "jeopardy"
+    | "grace"
+    | "grace-renewed"
+    | "lost";
   readonly holder: string | null;
   readonly token: number;
 }
@@ -388,6 +433,8 @@ export interface EventLine {
   readonly t: number;
   readonly category: EventCategory;
   readonly text: string;
+  /** The same in internal names ("holding.waiting → holding.renewing on after:untilRenew"), shown under "Show full state". */
+  readonly detail?: string;
   /** Processes it is about (for highlighting). */
   readonly procs: readonly string[];
 }
@@ -477,6 +524,7 @@ export interface SimView {
   /** The voters, as the leader (or the up node of the highest term) counts them. */
   readonly config: readonly string[];
   readonly holders: readonly HolderView[];
+  readonly clients: readonly ClientView[];
   readonly leases: readonly LeaseRowView[];
   readonly storage: StorageView | null;
   readonly messages: readonly MessageView[];

@@ -7,7 +7,7 @@
  */
 import { scenarioConfig } from "../core/scenario/runner";
 import { type Scenario, scenarioSchema } from "../core/scenario/schema";
-import type { SimConfig } from "../core/sim/config";
+import { defaultConfig, type SimConfig } from "../core/sim/config";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "./protocol";
 
 /** The scenario file text (input side) for run settings: everything the page can set, written out. */
@@ -26,8 +26,29 @@ export function scenarioInputFromSettings(s: RunSettings): Record<string, unknow
     },
     network: { latencyMinMs: t.latencyMinMs, latencyMaxMs: t.latencyMaxMs },
     clients: { count: s.clients.count, workload: s.clients.workload },
-    holders: { count: s.holders, ttlMs: t.leaseTtlMs, renewFraction: t.renewFraction, gracePeriodMs: t.gracePeriodMs },
+    holders: {
+      count: s.holders,
+      ttlMs: t.leaseTtlMs,
+      renewFraction: t.renewFraction,
+      gracePeriodMs: t.gracePeriodMs,
+      ...(t.driftMarginPpm !== LEASE_DEFAULTS.driftMarginPpm ? { driftMarginPpm: t.driftMarginPpm } : {}),
+    },
+    ...leaseSection(t),
   };
+}
+
+const LEASE_DEFAULTS = timingOf(defaultConfig());
+
+/** The lease section of the scenario, only the settings that differ from the defaults (short share links). */
+function leaseSection(t: TimingSettings): { lease?: Record<string, unknown> } {
+  const d = LEASE_DEFAULTS;
+  const lease: Record<string, unknown> = {};
+  if (t.checkpoint !== d.checkpoint) lease.checkpoint = t.checkpoint;
+  if (t.checkpointIntervalMs !== d.checkpointIntervalMs) lease.checkpointIntervalMs = t.checkpointIntervalMs;
+  if (t.lockDelayMs !== d.lockDelayMs) lease.lockDelayMs = t.lockDelayMs;
+  if (t.expirySlackFactor !== d.expirySlackFactor) lease.expirySlackFactor = t.expirySlackFactor;
+  if (t.poolSize !== d.poolSize) lease.poolSize = t.poolSize;
+  return Object.keys(lease).length > 0 ? { lease } : {};
 }
 
 /** The scenario the worker runs for page settings (no actions yet). */
@@ -63,6 +84,12 @@ export function timingOf(c: SimConfig): TimingSettings {
     leaseTtlMs: c.holders.ttlMs,
     renewFraction: c.holders.renewFraction,
     gracePeriodMs: c.holders.gracePeriodMs,
+    checkpoint: c.lease.checkpoint,
+    checkpointIntervalMs: c.lease.checkpointIntervalMs,
+    lockDelayMs: c.lease.lockDelayMs,
+    driftMarginPpm: c.holders.driftMarginPpm,
+    expirySlackFactor: c.lease.expirySlackFactor,
+    poolSize: c.lease.poolSize,
   };
 }
 

@@ -2,15 +2,17 @@
 import type { TimedAction } from "../core/scenario/record";
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
+import { opBody } from "../core/kv/client";
 import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import { type ClockState, virtualAt } from "../core/sim/clock";
 import type { LocalUs, VirtualUs } from "../core/sim/time";
 import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
-import { describeAction, describeCommand, describeMessage } from "./describe";
+import { describeAction, describeCommand, describeMessage, entryKind } from "./describe";
 import type { Journal } from "./journal";
 import {
   type CheckerView,
+  type ClientView,
   dropWindowUs,
   type EntryView,
   type HolderView,
@@ -82,7 +84,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   const entries: EntryView[] = [];
   for (let i = Math.max(window.from, log.start + 1); i <= Math.min(window.to, lastIndex); i++) {
     const e = log.entries[i - log.start - 1] as Entry;
-    entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd) });
+    entries.push({ index: e.index, term: e.term, label: describeCommand(e.cmd), kind: entryKind(e.cmd) });
   }
   const common = {
     id,
@@ -135,6 +137,35 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
           })
       : [],
   };
+}
+
+/** A key-value client: what it is asking now, and how many requests it has made. */
+export function clientView(sim: Simulation, id: string): ClientView {
+  const p = sim.client(id).progress;
+  const c = p.current;
+  const op = c === null ? null : opBody(c.op);
+  return {
+    id,
+    status: sim.status(id),
+    sent: p.sent,
+    current: c === null || op === null ? null : { seq: c.seq, text: opText(op), attempts: c.attempts, server: c.server },
+    queued: p.queued,
+  };
+}
+
+function opText(op: ReturnType<typeof opBody>): string {
+  switch (op.type) {
+    case "put":
+    case "append":
+    case "delete":
+    case "cas":
+    case "get":
+      return `${op.type} ${op.key}`;
+    case "lease-ttl":
+      return `time left of lease ${op.name}`;
+    case "lease-list":
+      return "list the leases";
+  }
 }
 
 export function holderView(sim: Simulation, id: string): HolderView {
@@ -385,6 +416,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     logWindow: window,
     leader: sim.leader(),
     holders: sim.holderIds.map((id) => holderView(sim, id)),
+    clients: sim.clientIds.map((id) => clientView(sim, id)),
     leases: leaseRows(sim, c.journal),
     storage: storageView(sim),
     messages: messageViews(sim),

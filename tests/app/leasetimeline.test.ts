@@ -202,7 +202,7 @@ describe("text", () => {
     expect(leaseSummary(lease({ state: "delayed", holder: null }), 10 * S)).toBe(
       "lease lock, in lock-delay, token 33, leader: nobody is timing it",
     );
-    expect(leaseSummary(lease({ state: "free", holder: null, token: 0 }), 10 * S)).toBe("lease lock, free, leader: no grant to time");
+    expect(leaseSummary(lease({ state: "free", holder: null, token: 0 }), 10 * S)).toBe("lease lock, free, leader: nobody holds it, nothing to time");
     expect(leaderCountdown(lease({ leaderExpiresAt: 9.5 * S }), 10 * S)).toBe("leader: expired 500 ms ago, expiry not yet committed");
     expect(leaseDetails(lease())).toBe("5 transitions · keys k1, k2");
     expect(leaseDetails(lease({ transitions: 1, keys: [] }))).toBe("1 transition · no keys attached");

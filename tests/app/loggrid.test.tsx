@@ -1,14 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { cellLabel, commitState, LogGridView, shortLabel } from "../../src/app/panels/LogGrid";
 import { termColor } from "../../src/app/theme";
-import type { EntryView, NodeView, SimView } from "../../src/worker/protocol";
+import { ENTRY_KINDS, KIND_ORDER, kindBadge, knownTokens } from "../../src/app/panels/logKinds";
+import type { EntryKind, EntryView, NodeView, SimView } from "../../src/worker/protocol";
 import { renderWithLab } from "../support/lab";
 import { nodeFixture, viewFixture } from "../support/views";
 
 function entries(from: number, to: number, termOf: (i: number) => number, labelOf: (i: number) => string = () => "noop"): EntryView[] {
   const out: EntryView[] = [];
-  for (let i = from; i <= to; i++) out.push({ index: i, term: termOf(i), label: labelOf(i) });
+  for (let i = from; i <= to; i++) out.push({ index: i, term: termOf(i), label: labelOf(i), kind: kindOfLabel(labelOf(i)) });
   return out;
+}
+
+function kindOfLabel(l: string): EntryKind {
+  const w = l.split(" ")[0] ?? "";
+  return w === "grant" || w === "checkpoint" || w === "expire" || w === "revoke" || w === "free" || w === "noop" ? w : "put";
 }
 
 function node(id: string, over: Partial<NodeView>): NodeView {
@@ -64,11 +70,14 @@ describe("log grid helpers", () => {
   });
 
   it("names a cell the way a screen reader should say it", () => {
-    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1" }, "committed", { match: false, next: false })).toBe(
-      "index 12, term 3, committed, grant lock h1",
+    expect(cellLabel({ index: 12, term: 3, label: "grant lock h1", kind: "grant" }, "committed", { match: false, next: false }, new Set([12]))).toBe(
+      "index 12, term 3, committed, lease grant: fencing token 12 (the entry's index) (grant lock h1)",
     );
-    expect(cellLabel({ index: 13, term: 3, label: "noop" }, "uncommitted", { match: true, next: false })).toBe(
-      "index 13, term 3, uncommitted, noop, leader's match index",
+    expect(cellLabel({ index: 13, term: 3, label: "grant lock h2", kind: "grant" }, "committed", { match: false, next: false }, new Set([12]))).toBe(
+      "index 13, term 3, committed, lease request: no new token (refused while another holds it, a holder's repeat, or not applied yet) (grant lock h2)",
+    );
+    expect(cellLabel({ index: 13, term: 3, label: "noop", kind: "noop" }, "uncommitted", { match: true, next: false })).toBe(
+      "index 13, term 3, uncommitted, no-op of a new leader (noop), leader's match index",
     );
   });
 
@@ -78,6 +87,40 @@ describe("log grid helpers", () => {
     expect(shortLabel("put k2 (lease lock)")).toBe("k2");
     expect(shortLabel("expire lock")).toBe("exp");
     expect(shortLabel("noop")).toBe("noop");
+  });
+});
+
+describe("entry kinds", () => {
+  it("draws a grant as G with its token (its index), a request that gave none as G, every other kind as its letter", () => {
+    expect(kindBadge({ index: 12, kind: "grant" }, new Set([12]))).toBe("G12");
+    expect(kindBadge({ index: 13, kind: "grant" }, new Set([12]))).toBe("G");
+    expect(
+      [...knownTokens([{ token: 30, leaderSpans: [{ token: 12 }], holderSpans: [{ token: 20 }] }, { token: 0, leaderSpans: [], holderSpans: [] }])].sort(),
+    ).toEqual([12, 20, 30]);
+    expect(kindBadge({ index: 40, kind: "checkpoint" })).toBe("C");
+    expect(kindBadge({ index: 41, kind: "expire" })).toBe("E");
+    expect(kindBadge({ index: 42, kind: "revoke" })).toBe("R");
+    expect(kindBadge({ index: 43, kind: "put" })).toBe("P");
+    expect(kindBadge({ index: 44, kind: "noop" })).toBe("—");
+  });
+
+  it("gives every kind its own letter and colour, all in the legend", () => {
+    const kinds = Object.keys(ENTRY_KINDS) as EntryKind[];
+    expect(new Set(kinds.map((k) => ENTRY_KINDS[k].glyph)).size).toBe(kinds.length);
+    expect(new Set(kinds.map((k) => ENTRY_KINDS[k].color)).size).toBe(kinds.length);
+    expect([...KIND_ORDER].sort()).toEqual([...kinds].sort());
+  });
+
+  it("marks checkpoint cells with C and grant cells with their token, with a legend", () => {
+    const v = fixture();
+    const lab = (i: number): string => (i === 10 ? "checkpoint" : label(i));
+    const leases = [{ ...(v.leases[0] ?? {}), token: 11, leaderSpans: [], holderSpans: [] }] as unknown as SimView["leases"];
+    const h = renderWithLab(<LogGridView view={{ ...v, leases, nodes: v.nodes.map((n) => ({ ...n, entries: entries(9, n.lastIndex, term, lab) })) }} />);
+    const n1 = rowOf(h, "n1");
+    expect(cellOf(n1, 10)).toMatch(/class="lg-kind lg-kind-checkpoint"[^>]*>C</);
+    expect(cellOf(n1, 11)).toMatch(/class="lg-kind lg-kind-grant"[^>]*>G11</);
+    expect(h).toContain('aria-label="Kinds of entry"');
+    expect(h).toContain("checkpoint: the leader writes down each lease&#x27;s time left");
   });
 });
 
@@ -95,14 +138,14 @@ describe("LogGridView markup", () => {
   it("marks committed and uncommitted cells in words and classes, with the term colour", () => {
     const n1 = rowOf(html, "n1");
     const c12 = cellOf(n1, 12);
-    expect(c12).toContain('aria-label="index 12, term 3, committed, put k2"');
+    expect(c12).toContain('aria-label="index 12, term 3, committed, key-value write (put k2)"');
     expect(c12).toContain("lg-committed");
     expect(c12).toContain(`--lg-bg:${termColor(3)}`);
     expect(cellOf(n1, 10)).toContain(`--lg-bg:${termColor(2)}`);
     const c13 = cellOf(n1, 13);
-    expect(c13).toContain('aria-label="index 13, term 3, uncommitted, noop"');
+    expect(c13).toContain('aria-label="index 13, term 3, uncommitted, no-op of a new leader (noop)"');
     expect(c13).toContain("lg-uncommitted");
-    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, grant lock h1"');
+    expect(cellOf(n1, 11)).toContain('title="index 11, term 3, committed, lease request: no new token');
   });
 
   it("puts the commit bar after the cell at each node's commit index, and only there", () => {
@@ -150,7 +193,7 @@ describe("LogGridView markup", () => {
     expect(n4).toContain("lg-row-down");
     expect(n4).toContain(">down</span>");
     expect(n4).toContain("n4, down, term 3, commit index unknown");
-    expect(cellOf(n4, 12)).toContain('aria-label="index 12, term 3, commit unknown (node down), put k2"');
+    expect(cellOf(n4, 12)).toContain('aria-label="index 12, term 3, commit unknown (node down), key-value write (put k2)"');
     expect(n4).not.toContain("lg-committed");
     expect(n4).not.toContain("lg-uncommitted");
   });

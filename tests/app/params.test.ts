@@ -6,6 +6,7 @@ import { DEFAULT_SETTINGS, DEFAULT_TIMING, parseParams, toSearch } from "../../s
 import { settingsFromDraft } from "../../src/app/SettingsDialog";
 import { nearestSpeedIndex } from "../../src/app/Toolbar";
 import { SPEEDS } from "../../src/worker/protocol";
+import { configFor, timingOf } from "../../src/worker/settings";
 
 describe("URL parameters", () => {
   it("no parameters: the defaults, no problems", () => {
@@ -25,6 +26,12 @@ describe("URL parameters", () => {
       leaseTtlMs: 4000,
       renewFraction: 0.5,
       gracePeriodMs: 800,
+      checkpoint: false,
+      checkpointIntervalMs: 1000,
+      lockDelayMs: 0,
+      driftMarginPpm: 20_000,
+      expirySlackFactor: 1,
+      poolSize: 0,
     });
   });
 
@@ -63,6 +70,39 @@ describe("URL parameters", () => {
   });
 });
 
+describe("lease policy settings in the URL", () => {
+  it("checkpoint, lock-delay, drift margin, slack and pool round-trip through the URL", () => {
+    const s = {
+      ...DEFAULT_SETTINGS,
+      timing: { ...DEFAULT_TIMING, checkpoint: true, checkpointIntervalMs: 500, lockDelayMs: 1500, driftMarginPpm: 50_000, expirySlackFactor: 1.5, poolSize: 2 },
+    };
+    const search = toSearch(s);
+    expect(search).toBe("?seed=1&checkpoint=on&checkpointevery=500&lockdelay=1500&driftmargin=50000&slack=1.5&pool=2");
+    expect(parseParams(search)).toEqual({ settings: s, problems: [] });
+  });
+
+  it("reaches the engine: the run's configuration has them", () => {
+    const t = parseParams("?lockdelay=700&checkpoint=on&checkpointevery=300&driftmargin=1000&slack=2&pool=4").settings;
+    const c = configFor(t);
+    expect(c.lease).toMatchObject({ lockDelayMs: 700, checkpoint: true, checkpointIntervalMs: 300, expirySlackFactor: 2, poolSize: 4 });
+    expect(c.holders.driftMarginPpm).toBe(1000);
+    // And back, as a share link's scenario is read.
+    expect(timingOf(c)).toEqual(t.timing);
+  });
+
+  it("absurd values fall back, each with the engine's own range in words", () => {
+    const r = parseParams("?lockdelay=-5&slack=99&driftmargin=abc&checkpoint=maybe&pool=1.5");
+    expect(r.settings.timing).toEqual(DEFAULT_TIMING);
+    expect(r.problems).toEqual([
+      "Ignored ?checkpoint=maybe: checkpoint must be on or off. Using checkpoint off instead.",
+      "Ignored ?lockdelay=-5: Lock-delay (ms) must be between 0 and 3600000 (got -5). Using 0 instead.",
+      "Ignored ?driftmargin=abc: Holder's drift margin (ppm) must be a number (got abc). Using 20000 instead.",
+      "Ignored ?slack=99: Leader's slack (× TTL) must be between 1 and 10 (got 99). Using 1 instead.",
+      "Ignored ?pool=1.5: Lease pool size must be a whole number from 0 to 10000 (got 1.5). Using 0 instead.",
+    ]);
+  });
+});
+
 describe("settings dialog", () => {
   const draft = {
     seed: "5",
@@ -78,6 +118,12 @@ describe("settings dialog", () => {
     leaseTtlMs: "2000",
     renewFraction: "0.33",
     gracePeriodMs: "0",
+    checkpoint: "off",
+    checkpointIntervalMs: "1000",
+    lockDelayMs: "0",
+    driftMarginPpm: "20000",
+    expirySlackFactor: "1",
+    poolSize: "0",
   };
 
   it("accepts good values", () => {
@@ -91,6 +137,18 @@ describe("settings dialog", () => {
     expect(settingsFromDraft({ ...draft, spares: "2" }, DEFAULT_SETTINGS).settings?.spares).toBe(2);
     expect(settingsFromDraft({ ...draft, nodes: "9", spares: "1" }, DEFAULT_SETTINGS).problems).toEqual([
       "nodes and spares together must be at most 9 (got 9 + 1)",
+    ]);
+  });
+
+  it("takes the lease policies, refusing absurd ones in the engine's words", () => {
+    const ok = settingsFromDraft({ ...draft, checkpoint: "on", lockDelayMs: "250", poolSize: "3" }, DEFAULT_SETTINGS);
+    expect(ok.problems).toEqual([]);
+    expect(ok.settings?.timing).toMatchObject({ checkpoint: true, lockDelayMs: 250, poolSize: 3 });
+    expect(settingsFromDraft({ ...draft, lockDelayMs: "-1" }, DEFAULT_SETTINGS).problems).toEqual([
+      "Lock-delay (ms) must be between 0 and 3600000 (got -1).",
+    ]);
+    expect(settingsFromDraft({ ...draft, driftMarginPpm: "900000" }, DEFAULT_SETTINGS).problems).toEqual([
+      "Holder's drift margin (ppm) must be a whole number from 0 to 500000 (got 900000).",
     ]);
   });
 

@@ -307,8 +307,9 @@ describe("words and accessible names", () => {
     expect(networkCaption({ dropRate: 0.1, duplicateRate: 0.05 })).toBe("loss 10%, duplicates 5%");
     expect(networkCaption({ dropRate: 0, duplicateRate: 0.25 })).toBe("duplicates 25%");
     expect(driftText(0)).toBe("");
-    expect(driftText(200)).toBe("+200 ppm");
-    expect(driftText(-50)).toBe("−50 ppm");
+    expect(driftText(200)).toBe("0.02 % fast");
+    expect(driftText(400_000)).toBe("40 % fast");
+    expect(driftText(-100_000)).toBe("10 % slow");
     expect(pausedText(3 * S, 1.75 * S)).toBe("‖ paused 1.25 s");
     expect(pausedText(3 * S, 4 * S)).toBe("‖ paused 0 s");
     expect(pausedText(null, 0)).toBe("‖ paused");

@@ -227,10 +227,10 @@ describe("placing holders on the chart", () => {
     expect(placeBadges(box, many.slice(0, 3)).map((p) => p.text)).toEqual(["h1", "h2", "h3"]);
   });
 
-  it("shortens event labels for the drawing", () => {
-    expect(shortEvent("GRANTED")).toEqual(["GRANTED"]);
-    expect(shortEvent("after:untilDeadline")).toEqual(["after deadline"]);
-    expect(shortEvent("after:untilNominalEnd [hasGrace]")).toEqual(["after nominalEnd", "if hasGrace"]);
-    expect(shortEvent("after:writeBackoff [else]")).toEqual(["after writeBackoff", "otherwise"]);
+  it("labels edges in words, not the machine's names", () => {
+    expect(shortEvent("GRANTED")).toEqual(["got the lease"]);
+    expect(shortEvent("after:untilDeadline")).toEqual(["its own deadline passed"]);
+    expect(shortEvent("after:untilNominalEnd [hasGrace]")).toEqual(["the lease's time ran out", "if there is a grace period"]);
+    expect(shortEvent("after:writeBackoff [else]")).toEqual(["time to try again", "otherwise"]);
   });
 });

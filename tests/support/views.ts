@@ -80,6 +80,7 @@ export function viewFixture(over: Partial<SimView> = {}): SimView {
     logWindow: { from: 1, to: 0 },
     leader: null,
     holders: [],
+    clients: [],
     leases: [],
     storage: null,
     messages: [],

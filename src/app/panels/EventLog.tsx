@@ -44,6 +44,8 @@ export interface EventLogProps {
 export function EventLogView({ events, setHighlight, initialCategories = DEFAULT_EVENT_CATEGORIES, initialQuery = "" }: EventLogProps) {
   const [enabled, setEnabled] = useState<ReadonlySet<EventCategory>>(initialCategories);
   const [query, setQuery] = useState(initialQuery);
+  // The machine's own names (states, events, ppm) only on request.
+  const [full, setFull] = useState(false);
   const counts = useMemo(() => countByCategory(events), [events]);
   const shown = useMemo(() => filterEvents(events, enabled, query), [events, enabled, query]);
   const toggle = (c: EventCategory): void => {
@@ -76,6 +78,9 @@ export function EventLogView({ events, setHighlight, initialCategories = DEFAULT
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
+        <label className="event-full">
+          <input type="checkbox" checked={full} onChange={(e) => setFull(e.target.checked)} /> Show full state (internal names)
+        </label>
         <span className="muted">
           {shown.length === EVENT_LINES_SHOWN ? `newest ${EVENT_LINES_SHOWN} shown` : `${shown.length} shown`}
         </span>
@@ -84,7 +89,7 @@ export function EventLogView({ events, setHighlight, initialCategories = DEFAULT
         {shown.length === 0 ? (
           <li className="empty">{events.length === 0 ? "Nothing has happened yet." : "No event matches the filters."}</li>
         ) : (
-          shown.map((line) => <EventRow key={line.n} line={line} first={line.n === firstN} onEnter={enter} onLeave={leave} />)
+          shown.map((line) => <EventRow key={line.n} line={line} first={line.n === firstN} full={full} onEnter={enter} onLeave={leave} />)
         )}
       </ul>
     </section>
@@ -110,11 +115,13 @@ function moveFocus(e: KeyboardEvent<HTMLUListElement>): void {
 const EventRow = memo(function EventRow({
   line,
   first,
+  full,
   onEnter,
   onLeave,
 }: {
   line: EventLine;
   first: boolean;
+  full: boolean;
   onEnter: (procs: readonly string[]) => void;
   onLeave: () => void;
 }) {
@@ -132,7 +139,10 @@ const EventRow = memo(function EventRow({
       <span className="cat" style={{ borderColor: CATEGORY_COLOR[line.category] }}>
         {violation ? `⚠ ${line.category}` : line.category}
       </span>
-      <span className="text">{line.text}</span>
+      <span className="text">
+        {line.text}
+        {full && line.detail !== undefined && <code className="event-detail">{line.detail}</code>}
+      </span>
     </li>
   );
 });

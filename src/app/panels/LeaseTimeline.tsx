@@ -1,20 +1,21 @@
 /**
  * The lease timeline: for each lease, the leader's view of who holds it (one lane) and
  * each holder's own belief (one lane per holder), side by side on one time axis that
- * runs from 3 TTLs ago to 1 TTL ahead. The gap between "I still hold it" and "it has
+ * runs from 3 TTLs ago to 1 TTL ahead, or where the user zoomed and scrolled it
+ * (TimelineZoom.tsx). The gap between "I still hold it" and "it has
  * expired" is the point. x positions are percentages and y positions are em, so the
  * SVG needs no measuring and scales with the presenter zoom.
  */
 import { formatInstant } from "../../core/sim/time";
-import { useId, useMemo } from "react";
+import { useId, useMemo, useState } from "react";
 import type { HolderView, LeaseRowView, SimView } from "../../worker/protocol";
 import { selectHighlight, selectSelect, selectView, useLab } from "../store";
 import { textOn } from "../theme";
 import "./LeaseTimeline.css";
 import {
-  FUTURE_TTLS,
-  PAST_TTLS,
   type Bar,
+  FOLLOW_NOW,
+  historyStart,
   type HolderLane,
   holderColor,
   holderLanes,
@@ -35,9 +36,12 @@ import {
   type TimeWindow,
   type Tick,
   ticks,
-  timeWindow,
   windowSpan,
+  xPct,
+  type ZoomState,
+  zoomedWindow,
 } from "./timelineScale";
+import { ZoomArea, ZoomControls } from "./TimelineZoom";
 
 /** Lane geometry, in em of the track's font size. */
 const LANE = 2.2;
@@ -63,7 +67,10 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
   const ttl = maxTtlMs(view.leases);
   // The window's size changes only with the TTL, so the scale does not jump.
   const span = useMemo(() => windowSpan(ttl), [ttl]);
-  const w = timeWindow(view.now, span);
+  const [zoom, setZoom] = useState<ZoomState>(FOLLOW_NOW);
+  const earliest = historyStart(view.leases, view.now);
+  const w = zoomedWindow(view.now, span, zoom, earliest);
+  const nowX = xPct(view.now, w);
   const tickList = ticks(w);
   const ids = useIds();
   const leaderNode = view.leader;
@@ -79,10 +86,13 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
             Top lane: who the <strong>leader</strong> thinks holds the lease. Lanes below: what each <strong>holder</strong> believes. From{" "}
             {formatInstant(Math.max(0, w.from))} to {formatInstant(w.to)}; now is {formatInstant(view.now)}.
           </p>
-          <Axis ticks={tickList} />
-          {view.leases.map((row) => (
-            <LeaseBlock key={row.name} row={row} holders={view.holders} w={w} ticks={tickList} ids={ids} leader={leaderNode} />
-          ))}
+          <ZoomControls zoom={zoom} setZoom={setZoom} w={w} earliest={earliest} />
+          <ZoomArea zoom={zoom} setZoom={setZoom} w={w} earliest={earliest}>
+            <Axis ticks={tickList} nowX={nowX} />
+            {view.leases.map((row) => (
+              <LeaseBlock key={row.name} row={row} holders={view.holders} w={w} ticks={tickList} ids={ids} leader={leaderNode} nowX={nowX} />
+            ))}
+          </ZoomArea>
           <Legend ids={ids} />
         </>
       )}
@@ -117,7 +127,7 @@ function Patterns({ ids }: { ids: PatternIds }) {
 }
 
 /** The shared time axis: tick labels in seconds of virtual time, and "now". */
-function Axis({ ticks: tickList }: { ticks: readonly Tick[] }) {
+function Axis({ ticks: tickList, nowX }: { ticks: readonly Tick[]; nowX: number }) {
   return (
     <div className="lt-row lt-axis-row" aria-hidden="true">
       <div className="lt-labels" />
@@ -133,7 +143,7 @@ function Axis({ ticks: tickList }: { ticks: readonly Tick[] }) {
             </g>
           ),
         )}
-        <text x={pct(NOW_X)} y={em(0.9)} textAnchor="middle" className="lt-now-label">
+        <text x={pct(nowX)} y={em(0.9)} textAnchor={nowX > 94 ? "end" : "middle"} className="lt-now-label">
           now ▾
         </text>
       </svg>
@@ -143,9 +153,6 @@ function Axis({ ticks: tickList }: { ticks: readonly Tick[] }) {
 
 const AXIS_H = 2.6;
 
-/** Now sits at a fixed place on the track: after 3 of the 4 TTLs. */
-const NOW_X = (100 * PAST_TTLS) / (PAST_TTLS + FUTURE_TTLS);
-
 interface LeaseBlockProps {
   readonly row: LeaseRowView;
   readonly holders: readonly HolderView[];
@@ -153,9 +160,11 @@ interface LeaseBlockProps {
   readonly ticks: readonly Tick[];
   readonly ids: PatternIds;
   readonly leader: string | null;
+  /** Where now is on the track (percent); it moves when the window is scrolled. */
+  readonly nowX: number;
 }
 
-function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader }: LeaseBlockProps) {
+function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader, nowX }: LeaseBlockProps) {
   const select = useLab(selectSelect);
   const highlight = useLab(selectHighlight);
   const lBars = leaderBars(row, w);
@@ -228,9 +237,9 @@ function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader }: LeaseBloc
             </line>
           )}
           {lanes.map((l, i) => (
-            <HolderLaneG key={l.id} lane={l} y0={LANE * (i + 1)} ids={ids} />
+            <HolderLaneG key={l.id} lane={l} y0={LANE * (i + 1)} ids={ids} nowX={nowX} />
           ))}
-          <line x1={pct(NOW_X)} x2={pct(NOW_X)} y1="0" y2="100%" className="lt-now" />
+          <line x1={pct(nowX)} x2={pct(nowX)} y1="0" y2="100%" className="lt-now" />
         </svg>
       </div>
     </article>
@@ -319,7 +328,7 @@ function Marks({ marks, y0 }: { marks: readonly PlacedMark[]; y0: number }) {
   );
 }
 
-function HolderLaneG({ lane, y0, ids }: { lane: HolderLane; y0: number; ids: PatternIds }) {
+function HolderLaneG({ lane, y0, ids, nowX }: { lane: HolderLane; y0: number; ids: PatternIds; nowX: number }) {
   const color = holderColor(lane.id);
   const y = em(y0 + BAR_Y);
   const h = em(BAR_H);
@@ -351,7 +360,7 @@ function HolderLaneG({ lane, y0, ids }: { lane: HolderLane; y0: number; ids: Pat
         </line>
       )}
       {paused && (
-        <text x={pct(NOW_X)} dx="-0.4em" y={em(y0 + LABEL_Y)} textAnchor="end" className="lt-paused">
+        <text x={pct(nowX)} dx="-0.4em" y={em(y0 + LABEL_Y)} textAnchor="end" className="lt-paused">
           ❚❚ paused
         </text>
       )}
@@ -370,6 +379,7 @@ const LEGEND_MARKS = [
   "extended",
   "jeopardy",
   "grace",
+  "grace-renewed",
   "lost",
 ] as const;
 

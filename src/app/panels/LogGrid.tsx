@@ -1,6 +1,7 @@
 /**
  * The log grid: one row per node, one column per log index in the shared window. Each
- * cell shows the entry's term (colour plus number); committed entries are solid,
+ * cell shows what the entry does (a framed letter: G12 a grant whose fencing token is 12,
+ * C a checkpoint, E an expiry…: logKinds.ts) and its term (colour plus number); committed entries are solid,
  * uncommitted ones hatched with a dashed border; a thick bar follows each node's
  * commit index; on follower rows, the leader's match (✓) and next (▸) indexes.
  */
@@ -10,6 +11,7 @@ import { nodeLabel, nodeState } from "../format";
 import { useShallow } from "zustand/react/shallow";
 import { selectHighlight, selectSelect, useLab } from "../store";
 import { ROLE_COLOR, ROLE_GLYPH, termColor, textOn } from "../theme";
+import { ENTRY_KINDS, KIND_ORDER, kindBadge, kindSentence, knownTokens } from "./logKinds";
 import "./LogGrid.css";
 
 /** At most this many columns get a short label under the term (wider cells). */
@@ -17,7 +19,7 @@ export const SHORT_LABEL_MAX_COLUMNS = 12;
 
 export function LogGrid() {
   // Nodes, window and leader only (not the clock or the leases). Node views change often (an election timer reset is enough), so the rows memoise on what they draw.
-  const part = useLab(useShallow((s) => (s.view === null ? null : { nodes: s.view.nodes, logWindow: s.view.logWindow, leader: s.view.leader })));
+  const part = useLab(useShallow((s) => (s.view === null ? null : { nodes: s.view.nodes, logWindow: s.view.logWindow, leader: s.view.leader, leases: s.view.leases })));
   if (part === null) return null;
   return <LogGridView view={part} />;
 }
@@ -58,10 +60,10 @@ export function commitState(index: number, commitIndex: number | null): CommitSt
 }
 
 /** The accessible name of a cell: "index 12, term 3, committed, grant lock h1". */
-export function cellLabel(e: EntryView, state: CommitState, marks: { match: boolean; next: boolean }): string {
+export function cellLabel(e: EntryView, state: CommitState, marks: { match: boolean; next: boolean }, tokens: ReadonlySet<number> = new Set()): string {
   const commit = state === "unknown" ? "commit unknown (node down)" : state;
   const extra = `${marks.match ? ", leader's match index" : ""}${marks.next ? ", leader's next index" : ""}`;
-  return `index ${e.index}, term ${e.term}, ${commit}, ${e.label}${extra}`;
+  return `index ${e.index}, term ${e.term}, ${commit}, ${kindSentence(e, tokens)} (${e.label})${extra}`;
 }
 
 /** The leader's progress for one follower, or null. */
@@ -70,7 +72,7 @@ interface Progress {
   readonly match: number;
 }
 
-export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow" | "leader"> }) {
+export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow" | "leader"> & Partial<Pick<SimView, "leases">> }) {
   const from = view.logWindow.from;
   const to = view.logWindow.to;
   const cols = Math.max(0, to - from + 1);
@@ -83,6 +85,7 @@ export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow
   // Three-digit indexes do not fit narrow columns: label every other one (all stay in the markup).
   const crowded = cols > 16 && to >= 100;
   const highlight = useLab(selectHighlight);
+  const tokenList = [...knownTokens(view.leases ?? [])].sort((a, b) => a - b).join(",");
   return (
     <section className="panel log-grid" aria-labelledby="log-grid-title">
       <h2 id="log-grid-title">Raft logs</h2>
@@ -127,6 +130,7 @@ export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow
                     next={p?.next ?? null}
                     match={p?.match ?? null}
                     highlighted={highlight.includes(n.id)}
+                    tokens={tokenList}
                   />
                 );
               })}
@@ -134,6 +138,7 @@ export function LogGridView({ view }: { view: Pick<SimView, "nodes" | "logWindow
           </table>
         </div>
       )}
+      {cols > 0 && <KindLegend />}
       {cols > 0 && <Legend leader={leaderNode?.id ?? null} />}
     </section>
   );
@@ -149,6 +154,8 @@ interface LogRowProps {
   readonly next: number | null;
   readonly match: number | null;
   readonly highlighted: boolean;
+  /** The known fencing tokens, "5,38" (a string, so the row's memo compares it cheaply). */
+  readonly tokens: string;
 }
 
 function sameEntries(a: readonly EntryView[], b: readonly EntryView[]): boolean {
@@ -157,7 +164,7 @@ function sameEntries(a: readonly EntryView[], b: readonly EntryView[]): boolean 
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as EntryView;
     const y = b[i] as EntryView;
-    if (x.index !== y.index || x.term !== y.term || x.label !== y.label) return false;
+    if (x.index !== y.index || x.term !== y.term || x.label !== y.label || x.kind !== y.kind) return false;
   }
   return true;
 }
@@ -172,6 +179,7 @@ function sameRow(a: LogRowProps, b: LogRowProps): boolean {
     a.next === b.next &&
     a.match === b.match &&
     a.highlighted === b.highlighted &&
+    a.tokens === b.tokens &&
     a.node.id === b.node.id &&
     a.node.status === b.node.status &&
     a.node.role === b.node.role &&
@@ -184,7 +192,8 @@ function sameRow(a: LogRowProps, b: LogRowProps): boolean {
   );
 }
 
-const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, next, match, highlighted }: LogRowProps) {
+const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, next, match, highlighted, tokens: tokenList }: LogRowProps) {
+  const tokens = new Set(tokenList === "" ? [] : tokenList.split(",").map(Number));
   const select = useLab(selectSelect);
   const st = nodeState(node);
   const down = st === "down";
@@ -262,7 +271,7 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
     const state = commitState(i, commit);
     cls.push(`lg-${state}`);
     const bg = termColor(e.term);
-    const label = cellLabel(e, state, { match: isMatch, next: isNext });
+    const label = cellLabel(e, state, { match: isMatch, next: isNext }, tokens);
     cells.push(
       <td
         key={i}
@@ -271,8 +280,11 @@ const LogRow = memo(function LogRow({ node, entries, from, to, short, isLeader, 
         aria-label={label}
         title={label}
       >
+        <span className={`lg-kind lg-kind-${e.kind}`} style={{ "--lg-kind": ENTRY_KINDS[e.kind].color } as CSSProperties}>
+          {kindBadge(e, tokens)}
+        </span>
         <span className="lg-term">{e.term}</span>
-        {short && <span className="lg-short">{shortLabel(e.label)}</span>}
+        {short && <span className="lg-short">{e.kind === "grant" && tokens.has(e.index) ? `token ${e.index}` : shortLabel(e.label)}</span>}
         {markers}
       </td>,
     );
@@ -362,6 +374,22 @@ function Legend({ leader }: { leader: string | null }) {
         compacted into the node's snapshot ("snapshot ≤ N": its state up to index N)
       </li>
       <li>number = term; ✕ down rows are grey</li>
+    </ul>
+  );
+}
+
+/** What the letters in the cells mean. */
+export function KindLegend() {
+  return (
+    <ul className="lg-legend lg-kind-legend" aria-label="Kinds of entry">
+      {KIND_ORDER.map((k) => (
+        <li key={k} data-kind={k}>
+          <span className={`lg-kind lg-kind-${k}`} style={{ "--lg-kind": ENTRY_KINDS[k].color } as CSSProperties} aria-hidden="true">
+            {k === "grant" ? "G12" : ENTRY_KINDS[k].glyph}
+          </span>
+          {ENTRY_KINDS[k].words}
+        </li>
+      ))}
     </ul>
   );
 }

@@ -3,6 +3,7 @@
  * holder: a state is lit while some holder is in it, with that holder's badge on it),
  * and a table of the holders below it.
  */
+import { eventWordsOf, stateWordsOf } from "../../worker/holderWords";
 import { memo, useMemo } from "react";
 import type { HolderView, SimView } from "../../worker/protocol";
 import { selectHighlight, selectSelect, selectSelected, selectView, useLab } from "../store";
@@ -141,7 +142,7 @@ export function HolderPanelView({ view, select, selected, highlight }: HolderPan
               {layout.notes.map((n, i) => (
                 <span key={n.text}>
                   {i > 0 ? "; " : ""}
-                  <code>{n.event}</code> from {n.from.join(", ")} → {n.to}
+                  “{eventWordsOf(n.event)}” from {n.from.map(stateWordsOf).join(", ")} → {stateWordsOf(n.to)}
                 </span>
               ))}
               .
@@ -197,6 +198,7 @@ const Box = memo(function Box({ box, lit, initial }: { box: StateBox; lit: boole
         stroke={stroke}
         strokeWidth={lit ? 2 : box.compound ? 1.5 : 1}
       />
+      <title>{stateWordsOf(box.id)}</title>
       <text x={box.x + 6} y={box.y + 13} className={box.compound ? "sc-name sc-compound-name" : "sc-name"}>
         {initial ? "▸ " : ""}
         {box.key}

@@ -1,4 +1,5 @@
 /** Edge labels: the words of an event, the room they take, and where they go beside a route. */
+import { eventWordsOf, guardWordsOf } from "../../worker/holderWords";
 import { overlapArea, segIntersectsRect, segments } from "./statechartGeometry";
 import type { EdgeLabel, LabelSide, Point, Rect } from "./statechartTypes";
 
@@ -93,20 +94,15 @@ export function labelFor(
 }
 
 /**
- * An event as drawn on an edge, one or two lines: "GRANTED"; "after:untilDeadline" as
- * "after deadline" (a timer; "until" dropped); a guard on a line of its own ("if hasGrace",
- * "otherwise").
+ * An event as drawn on an edge, in words, one or two lines: "GRANTED" as "got the lease";
+ * "after:untilDeadline" (a timer) as "its own deadline passed"; a guard on a line of its
+ * own ("if there is a grace period", "otherwise"). The words are holderWords.ts's.
  */
 export function shortEvent(event: string): string[] {
   const m = /^(.*?)(?: \[(.+)\])?$/.exec(event);
   const base = m?.[1] ?? event;
   const guard = m?.[2];
-  let name = base;
-  if (base.startsWith("after:")) {
-    const d = base.slice("after:".length);
-    const bare = d.startsWith("until") && d.length > 5 ? d.charAt(5).toLowerCase() + d.slice(6) : d;
-    name = `after ${bare}`;
-  }
+  const name = eventWordsOf(base);
   if (guard === undefined) return [name];
-  return [name, guard === "else" ? "otherwise" : `if ${guard}`];
+  return [name, guardWordsOf(guard)];
 }

@@ -140,7 +140,7 @@ export function leaderBars(row: LeaseRowView, w: TimeWindow): Bar[] {
 }
 
 /** Marks drawn on the holder lanes (every other kind goes on the leader's lane). */
-export const HOLDER_MARKS: ReadonlySet<LeaseMark["kind"]> = new Set(["jeopardy", "grace", "lost"]);
+export const HOLDER_MARKS: ReadonlySet<LeaseMark["kind"]> = new Set(["jeopardy", "grace", "grace-renewed", "lost"]);
 
 export const MARK_GLYPH: Record<LeaseMark["kind"], string> = {
   grant: "▲",
@@ -153,6 +153,7 @@ export const MARK_GLYPH: Record<LeaseMark["kind"], string> = {
   deny: "•",
   jeopardy: "!",
   grace: "◔",
+  "grace-renewed": "↻",
   lost: "✕",
 };
 
@@ -165,8 +166,9 @@ export const MARK_TEXT: Record<LeaseMark["kind"], string> = {
   revoke: "released",
   extended: "extended by a new leader",
   deny: "request denied",
-  jeopardy: "jeopardy",
-  grace: "grace",
+  jeopardy: "jeopardy: no renewal yet, stops work soon",
+  grace: "grace: past its deadline, work stopped, still trying",
+  "grace-renewed": "renewed within grace: holds it again",
   lost: "lost",
 };
 
@@ -321,7 +323,7 @@ export function stateWords(row: LeaseRowView): string {
 
 /** The leader's countdown in words: "leader: 1.23 s left", or why there is none. */
 export function leaderCountdown(row: LeaseRowView, now: number): string {
-  if (row.leaderExpiresAt === null) return row.state === "free" ? "leader: no grant to time" : "leader: nobody is timing it";
+  if (row.leaderExpiresAt === null) return row.state === "free" ? "leader: nobody holds it, nothing to time" : "leader: nobody is timing it";
   const left = row.leaderExpiresAt - now;
   if (left > 0) return `leader: ${secs(left)} left`;
   return `leader: expired ${secs(-left)} ago, expiry not yet committed`;
@@ -390,4 +392,85 @@ export function holderColor(id: string): string {
   else for (let i = 0; i < id.length; i++) n = (n * 31 + id.charCodeAt(i)) >>> 0;
   const k = ((n % HOLDER_COLORS.length) + HOLDER_COLORS.length) % HOLDER_COLORS.length;
   return HOLDER_COLORS[k] as string;
+}
+
+// ---- Zoom and scroll -------------------------------------------------------------
+
+/**
+ * What the user did to the window: its length (null: the TTL's default, 4 TTLs) and its
+ * left edge (null: it follows now, which stays at 3/4 of the track).
+ */
+export interface ZoomState {
+  readonly spanUs: number | null;
+  readonly fromUs: number | null;
+}
+
+export const FOLLOW_NOW: ZoomState = { spanUs: null, fromUs: null };
+/** The narrowest window (0.2 s) and the widest (10 min). */
+export const LEASE_MIN_SPAN_US = 200_000;
+export const LEASE_MAX_SPAN_US = 600_000_000;
+/** Where now sits on the track when following it. */
+export const NOW_SHARE = PAST_TTLS / (PAST_TTLS + FUTURE_TTLS);
+/** One zoom step (a button, a key, a wheel notch) and one scroll step (a share of the window). */
+export const ZOOM_STEP = 1.5;
+export const PAN_STEP = 0.2;
+
+/** The earliest time the leases' retained history reaches (µs), never before 0. */
+export function historyStart(leases: readonly LeaseRowView[], now: number): number {
+  let t = now;
+  for (const l of leases) {
+    for (const s of l.leaderSpans) t = Math.min(t, s.from);
+    for (const s of l.holderSpans) t = Math.min(t, s.from);
+    for (const m of l.marks) t = Math.min(t, m.t);
+  }
+  return Math.max(0, t);
+}
+
+function spanOf(z: ZoomState, base: WindowSpan): number {
+  return z.spanUs ?? base.pastUs + base.futureUs;
+}
+
+/** How far the window's left edge may go: from the start of history to where following now puts it. */
+export function scrollBounds(lenUs: number, now: number, earliest: number): { lo: number; hi: number } {
+  const hi = now - lenUs * NOW_SHARE;
+  return { lo: Math.min(earliest, hi), hi };
+}
+
+/** The window shown for a zoom state: following now, or from its left edge (kept within the history). */
+export function zoomedWindow(now: number, base: WindowSpan, z: ZoomState, earliest: number): TimeWindow {
+  const len = spanOf(z, base);
+  const { lo, hi } = scrollBounds(len, now, earliest);
+  const from = z.fromUs === null ? hi : Math.max(lo, Math.min(hi, z.fromUs));
+  return { from, to: from + len, now };
+}
+
+/**
+ * Zooms by `factor` (> 1: in) keeping time `anchor` at the same place on the track
+ * (the pointer's time, or now). Following now stays following.
+ */
+export function zoomBy(z: ZoomState, factor: number, w: TimeWindow, anchor: number, earliest: number): ZoomState {
+  const len = w.to - w.from;
+  const next = Math.max(LEASE_MIN_SPAN_US, Math.min(LEASE_MAX_SPAN_US, len / factor));
+  if (z.fromUs === null) return { spanUs: next, fromUs: null };
+  const share = len > 0 ? (anchor - w.from) / len : NOW_SHARE;
+  const { lo, hi } = scrollBounds(next, w.now, earliest);
+  const from = anchor - share * next;
+  return { spanUs: next, fromUs: from >= hi ? null : Math.max(lo, from) };
+}
+
+/** Moves the window's left edge to `from`; at (or past) the present it follows now again. */
+export function panTo(z: ZoomState, from: number, w: TimeWindow, earliest: number): ZoomState {
+  const len = w.to - w.from;
+  const { lo, hi } = scrollBounds(len, w.now, earliest);
+  return { spanUs: z.spanUs ?? len, fromUs: from >= hi ? null : Math.max(lo, from) };
+}
+
+/** Scrolls by `deltaUs` (negative: into the past). */
+export function panLeaseBy(z: ZoomState, deltaUs: number, w: TimeWindow, earliest: number): ZoomState {
+  return panTo(z, w.from + deltaUs, w, earliest);
+}
+
+/** "4 s shown", "500 ms shown": the window's length in words. */
+export function spanWords(w: TimeWindow): string {
+  return `${formatDuration(w.to - w.from, 2)} shown`;
 }

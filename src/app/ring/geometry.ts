@@ -6,6 +6,7 @@
  */
 import { formatDuration, formatInstant } from "../../core/sim/time";
 import { dropWindowUs, type HolderView, type MessageView, type NodeView, type SimView, type StorageView } from "../../worker/protocol";
+import { driftWords } from "../../worker/holderWords";
 
 export interface Pt {
   readonly x: number;
@@ -375,10 +376,10 @@ export function storageLabel(s: Pick<StorageView, "id" | "status" | "fencing">):
   return `storage ${s.id}${status}, fencing ${s.fencing ? "on" : "off"}`;
 }
 
-/** "+200 ppm", "−50 ppm", or "" without drift. */
+/** "40 % fast", "10 % slow", or "" without drift (driftWords: one formatter everywhere). */
 export function driftText(ppm: number): string {
   if (ppm === 0) return "";
-  return `${ppm > 0 ? "+" : "−"}${Math.abs(ppm)} ppm`;
+  return driftWords(ppm);
 }
 
 /** "loss 10%, duplicates 5%", or "" on a clean network. */

@@ -71,6 +71,20 @@ export class KvClient implements ProcessLogic {
   get busy(): boolean {
     return this.st.current !== null || this.st.queue.length > 0;
   }
+  /** Read-only, for views: requests made in this incarnation, the one in progress, how many wait. */
+  get progress(): {
+    readonly sent: number;
+    readonly current: { readonly seq: number; readonly op: ClientRequest; readonly attempts: number; readonly server: NodeId } | null;
+    readonly queued: number;
+  } {
+    const s = this.st;
+    const c = s.current;
+    return {
+      sent: s.seq,
+      current: c === null ? null : { seq: c.seq, op: c.op, attempts: c.attempts, server: this.cfg.servers[s.target] ?? "?" },
+      queued: s.queue.length,
+    };
+  }
 
   clone(): KvClient {
     const s = this.st;
