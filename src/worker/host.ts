@@ -10,6 +10,7 @@ import { HistoryRecorder } from "../core/scenario/history";
 import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
 import type { Lesson } from "../core/lesson/schema";
+import type { TimedAction } from "../core/scenario/record";
 import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
@@ -43,6 +44,13 @@ export class SimHost {
   private scenario: Scenario | null = null;
   /** The run came from a scenario file or link (its expectations and name are kept on export). */
   private imported = false;
+  /**
+   * The actions the run was opened with (a scenario file's, or a share link's: the sender's
+   * actions are the receiver's script). They belong to the run: acting in the past keeps those
+   * still ahead, unless the user turned keepScript off. Empty for a run made from the settings.
+   */
+  private script: ReadonlySet<TimedAction> = new Set();
+  private keepScript = true;
   private runId = 0;
   /** Bumped whenever the cursor jumps (seek, step back, branch switch): the page then replaces what it accumulated. */
   private epoch = 0;
@@ -143,6 +151,9 @@ export class SimHost {
         this.epoch++;
         return;
       }
+      case "keepScript":
+        this.keepScript = msg.keep;
+        return;
       case "setSpeed":
         this.speed = clampSpeed(msg.speed);
         return;
@@ -151,7 +162,7 @@ export class SimHost {
         const branch = tl.branchId;
         const wanted = this.lesson?.wants(msg.action) ?? "other";
         if (wanted === "refused") return;
-        const failure = tl.act(msg.action, this.lesson?.scripted);
+        const failure = tl.act(msg.action, this.lesson?.scripted ?? this.scriptedFilter());
         this.lesson?.acted(wanted === "match", failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
         return;
@@ -230,6 +241,7 @@ export class SimHost {
     this.journal = journal;
     this.scenario = scenario;
     this.imported = imported !== undefined;
+    this.script = new Set(imported !== undefined ? timeline.branches()[0]?.actions : []);
     this.settings = settings;
     this.runId++;
     this.epoch++;
@@ -257,12 +269,21 @@ export class SimHost {
     this.journal = journal;
     this.scenario = lesson.scenario;
     this.imported = true;
+    // A lesson keeps its own script (LessonPlayer.scripted), always.
+    this.script = new Set();
     this.settings = { ...settings, autoplay: false };
     this.runId++;
     this.epoch++;
     this.speed = clampSpeed(settings.speed);
     this.lesson = new LessonPlayer(lesson, timeline, observer, this.lessonControls, scripted);
     this.lesson.start(at);
+  }
+
+  /** Which recorded actions ahead a branch keeps: the run's script, while the user keeps it. */
+  private scriptedFilter(): ((a: TimedAction) => boolean) | undefined {
+    const script = this.script;
+    if (!this.keepScript || script.size === 0) return undefined;
+    return (a) => script.has(a);
   }
 
   private requireLesson(): LessonPlayer {
@@ -376,7 +397,7 @@ export class SimHost {
       epoch: this.epoch,
       opened: this.imported,
       fresh,
-      timeline: timelineView(tl),
+      timeline: timelineView(tl, this.lesson === null ? { actions: this.script, keep: this.keepScript } : null),
       settings: this.settings,
       playing: this.playing,
       speed: this.speed,

@@ -89,6 +89,11 @@ export type ToWorker =
   /** The page was hidden (true) or shown again (false): a hidden page costs no CPU. */
   | { readonly type: "hidden"; readonly hidden: boolean }
   | { readonly type: "inspect"; readonly target: InspectTarget }
+  /**
+   * Whether acting in the past keeps the run's scripted actions ahead (the actions a scenario
+   * file or share link opened it with): on by default; off, a branch drops everything ahead.
+   */
+  | { readonly type: "keepScript"; readonly keep: boolean }
   /** Moves the time cursor to virtual time `t` (µs) of the current branch (clamped to what has been explored). Pauses. */
   | { readonly type: "seek"; readonly t: number }
   /** Pauses, then goes back exactly one simulator event. */
@@ -104,6 +109,16 @@ export interface TimedActionView {
   readonly action: Action;
   /** One line, for lists ("crash n2", "pause h1 for 5 s"). */
   readonly text: string;
+  /** One of the run's scripted actions (the scenario file's or share link's), not one taken in this session. */
+  readonly scripted: boolean;
+}
+
+/** The actions a run was opened with (a scenario file's or a share link's): they belong to the run. */
+export interface ScriptView {
+  /** How many there are. */
+  readonly actions: number;
+  /** Acting in the past keeps those still ahead on the new branch (else the branch drops them with the rest of the future). */
+  readonly keep: boolean;
 }
 
 export type TimelineMarkerKind = "election" | "expiry" | "rejection" | "violation" | "action";
@@ -147,6 +162,8 @@ export interface TimelineView {
   readonly actions: readonly TimedActionView[];
   /** There is an earlier event to step back to. */
   readonly canStepBack: boolean;
+  /** The run's script, when it was opened from a scenario file or a share link that has actions (null otherwise, and in a lesson). */
+  readonly script: ScriptView | null;
 }
 
 /** A message that arrived or was lost: one arrow of the space-time diagram. */

@@ -5,6 +5,7 @@ import { INVARIANTS, type Invariant } from "../core/sim/checkers";
 import { type ClockState, virtualAt } from "../core/sim/clock";
 import type { LocalUs, VirtualUs } from "../core/sim/time";
 import type { Timeline } from "../core/replay/timeline";
+import type { TimedAction } from "../core/scenario/record";
 import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
@@ -297,12 +298,12 @@ function checkerViews(sim: Simulation): CheckerView[] {
 const listsCache = new WeakMap<Timeline, { key: string; markers: TimelineMarker[]; actions: TimedActionView[] }>();
 
 /** The simulator's markers and the user's actions (as markers too), in time order: an action after the events of its moment. */
-function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: TimedActionView[] } {
+function timelineLists(tl: Timeline, script: ReadonlySet<TimedAction> | null): { markers: TimelineMarker[]; actions: TimedActionView[] } {
   const sim = tl.markers;
-  const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}`;
+  const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}|${script?.size}`;
   const hit = listsCache.get(tl);
   if (hit !== undefined && hit.key === key) return hit;
-  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
+  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action), scripted: script?.has(a) ?? false }));
   const markers: TimelineMarker[] = [];
   const fromSim = (m: (typeof sim)[number]): TimelineMarker => ({ t: m.t, n: m.n, kind: m.kind, label: m.label });
   let i = 0;
@@ -317,8 +318,8 @@ function timelineLists(tl: Timeline): { markers: TimelineMarker[]; actions: Time
 }
 
 /** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
-export function timelineView(tl: Timeline): TimelineView {
-  const { markers, actions } = timelineLists(tl);
+export function timelineView(tl: Timeline, script: { readonly actions: ReadonlySet<TimedAction>; readonly keep: boolean } | null = null): TimelineView {
+  const { markers, actions } = timelineLists(tl, script?.actions ?? null);
   return {
     branch: tl.branchId,
     branches: tl.branches().map((b) => ({
@@ -335,6 +336,7 @@ export function timelineView(tl: Timeline): TimelineView {
     markersDropped: tl.markersDropped,
     actions,
     canStepBack: tl.canStepBack,
+    script: script === null || script.actions.size === 0 ? null : { actions: script.actions.size, keep: script.keep },
   };
 }
 

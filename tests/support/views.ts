@@ -12,6 +12,7 @@ export function timelineFixture(over: Partial<TimelineView> = {}): TimelineView 
     markersDropped: 0,
     actions: [],
     canStepBack: false,
+    script: null,
     ...over,
   };
 }

