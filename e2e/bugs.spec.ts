@@ -4,7 +4,7 @@
  * Step back that says what it undid, the moment in the address, and every lease shown.
  */
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { nodes, shot, watchErrors } from "./support";
+import { nodes, pause, watchErrors } from "./support";
 
 function slider(page: Page): Locator {
   return page.getByRole("slider", { name: "Time" });
@@ -55,4 +55,48 @@ test("the script can be dropped: then the branch holds only the user's action", 
   const actions = page.getByRole("list", { name: "Your actions on this branch" }).getByRole("listitem");
   await expect(actions).toHaveCount(1);
   await expect(actions.nth(0)).toContainText(/fencing off/i);
+});
+
+test("after Copy share link, Escape still closes the dialog and Space does not start the run behind it", async ({ page, context }) => {
+  const errors = watchErrors(page);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await pause(page);
+  const time = await page.getByTestId("cursor-time").textContent();
+  await page.getByRole("button", { name: "Share & export" }).click();
+  const dialog = page.getByRole("dialog", { name: "Share & export" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: "Copy share link" }).click();
+  await expect(dialog.getByRole("status")).toContainText(/share link/);
+  // Focus is back inside the dialog, so the keys are the dialog's.
+  await expect.poll(() => page.evaluate(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement) ?? false)).toBe(true);
+  await page.keyboard.press(" ");
+  await page.keyboard.press("k");
+  await page.waitForTimeout(500);
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+  await expect(page.getByTestId("cursor-time")).toHaveText(time as string);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("button", { name: "Share & export" })).toBeFocused();
+  expect(errors).toEqual([]);
+});
+
+test("while a dialog is open, even with focus on the page behind it, shortcuts do not act on the run; Escape closes it", async ({ page }) => {
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await pause(page);
+  const time = await page.getByTestId("cursor-time").textContent();
+  await page.getByRole("button", { name: "Share & export" }).click();
+  const dialog = page.getByRole("dialog", { name: "Share & export" });
+  await expect(dialog).toBeVisible();
+  // Focus dropped to the page (as a disabled button drops it).
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press(" ");
+  await page.keyboard.press("s");
+  await page.waitForTimeout(500);
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+  await expect(page.getByTestId("cursor-time")).toHaveText(time as string);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
 });

@@ -92,6 +92,13 @@ function ErrorBanner() {
   );
 }
 
+/** A modal dialog is open (settings, help, share & export, the course), by the page's state or on the page. */
+function dialogOpen(): boolean {
+  const ui = useUi.getState();
+  if (ui.settingsOpen || ui.helpOpen || ui.shareOpen || ui.courseView !== null) return true;
+  return document.querySelector('[role="dialog"][aria-modal="true"]') !== null;
+}
+
 function Keys() {
   const lab = useLabStore();
   useEffect(() => {
@@ -102,7 +109,8 @@ function Keys() {
       if (t instanceof HTMLElement && t.closest("input, select, textarea, [contenteditable]")) return;
       // Buttons keep Space and Enter for themselves.
       if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
-      if (useUi.getState().settingsOpen && key !== "escape") return;
+      // While a dialog is open the run behind it is out of reach: only Escape (which closes the dialog) and ? (help) act.
+      if (dialogOpen() && key !== "escape" && !(key === "?" && useUi.getState().helpOpen)) return;
       const state = lab.getState();
       if (state.view !== null && handleKey(state, key, state.view)) e.preventDefault();
     };

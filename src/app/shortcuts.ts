@@ -112,6 +112,9 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
     case "escape":
       if (ui.helpOpen) ui.closeHelp();
       else if (ui.settingsOpen) ui.closeSettings();
+      // Focus may have left a dialog (a button disabled while it works): Escape still closes it.
+      else if (ui.shareOpen) ui.setShareOpen(false);
+      else if (ui.courseView !== null) ui.closeCourse();
       else lab.select(null);
       return true;
     default: {
