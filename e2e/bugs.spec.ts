@@ -100,3 +100,28 @@ test("while a dialog is open, even with focus on the page behind it, shortcuts d
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
 });
+
+test("after the time slider is clicked, B, S and Space are shortcuts again; its arrow keys still move it", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await page.waitForTimeout(1500);
+  await pause(page);
+  await slider(page).click();
+  await expect(slider(page)).toBeFocused();
+  const events = page.getByTestId("events");
+  await expect.poll(async () => Number(await events.textContent())).toBeGreaterThan(1);
+  const at = Number(await events.textContent());
+  await page.keyboard.press("s");
+  await expect.poll(async () => Number(await events.textContent())).toBe(at + 1);
+  await page.keyboard.press("b");
+  await expect.poll(async () => Number(await events.textContent())).toBe(at);
+  const value = Number(await slider(page).inputValue());
+  await page.keyboard.press("ArrowLeft");
+  await expect.poll(async () => Number(await slider(page).inputValue())).toBeLessThan(value);
+  await page.keyboard.press(" ");
+  await expect(page.getByRole("button", { name: "Pause", exact: true })).toBeVisible();
+  await page.keyboard.press(" ");
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -106,7 +106,8 @@ function Keys() {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const t = e.target;
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key.toLowerCase();
-      if (t instanceof HTMLElement && t.closest("input, select, textarea, [contenteditable]")) return;
+      // Fields keep their keys; a slider (the time slider) keeps only its arrows, Home, End and Page keys: letters and Space are shortcuts.
+      if (t instanceof HTMLElement && t.closest("input:not([type=range]), select, textarea, [contenteditable]")) return;
       // Buttons keep Space and Enter for themselves.
       if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
       // While a dialog is open the run behind it is out of reach: only Escape (which closes the dialog) and ? (help) act.
