@@ -125,3 +125,34 @@ test("after the time slider is clicked, B, S and Space are shortcuts again; its 
   await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("Reset asks before it throws away the user's actions; Keep my run keeps them; with nothing to lose it resets at once", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await page.waitForTimeout(1500);
+  await pause(page);
+  const actions = page.getByRole("list", { name: "Your actions on this branch" }).getByRole("listitem");
+  await page.keyboard.press("h");
+  await expect(actions).toHaveCount(1);
+  await page.keyboard.press("r");
+  const ask = page.getByRole("alertdialog", { name: "Start this run again from 0 s?" });
+  await expect(ask).toBeVisible();
+  await expect(ask).toContainText("your 1 action on this branch");
+  await expect(ask.getByRole("button", { name: "Keep my run" })).toBeFocused();
+  await page.screenshot({ path: "test-results/screens/bugs-reset-ask.png" });
+  await page.keyboard.press("Escape");
+  await expect(ask).toBeHidden();
+  await expect(actions).toHaveCount(1);
+  // The toolbar's button asks too; this time the answer is yes.
+  await page.getByRole("button", { name: "Reset", exact: true }).click();
+  await ask.getByRole("button", { name: "Reset and lose them" }).click();
+  await expect(ask).toBeHidden();
+  await expect(actions).toHaveCount(0);
+  // Nothing of the user's now: R starts again at once.
+  await pause(page);
+  await page.keyboard.press("r");
+  await expect(ask).toBeHidden();
+  await expect(page.getByRole("button", { name: "Pause", exact: true })).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -15,6 +15,7 @@ import { SpaceTime } from "./diagram/SpaceTime";
 import { ShareMenu } from "./sharing/ShareMenu";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { SettingsDialog } from "./SettingsDialog";
+import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
 import { useShallow } from "zustand/react/shallow";
@@ -52,6 +53,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <Body lesson={lesson?.lesson} />
       <SettingsDialog />
       <HelpOverlay />
+      <ResetDialog />
       <CourseDialog />
     </div>
   );
@@ -95,7 +97,7 @@ function ErrorBanner() {
 /** A modal dialog is open (settings, help, share & export, the course), by the page's state or on the page. */
 function dialogOpen(): boolean {
   const ui = useUi.getState();
-  if (ui.settingsOpen || ui.helpOpen || ui.shareOpen || ui.courseView !== null) return true;
+  if (ui.settingsOpen || ui.helpOpen || ui.shareOpen || ui.resetOpen || ui.courseView !== null) return true;
   return document.querySelector('[role="dialog"][aria-modal="true"]') !== null;
 }
 

@@ -13,6 +13,10 @@ export interface UiState {
   readonly shareOpen: boolean;
   /** The welcome, the course or the glossary (one dialog), or null when it is closed. */
   readonly courseView: "welcome" | "course" | "glossary" | null;
+  /** Reset asks first (it would lose the user's actions or branches). */
+  readonly resetOpen: boolean;
+  readonly askReset: () => void;
+  readonly closeReset: () => void;
   /** Presenter zoom: the root font size scales by this. */
   readonly zoom: number;
   readonly openSettings: () => void;
@@ -51,6 +55,9 @@ export const useUi = create<UiState>()((set, get) => ({
   helpOpen: false,
   shareOpen: false,
   courseView: null,
+  resetOpen: false,
+  askReset: () => set({ resetOpen: true, helpOpen: false, settingsOpen: false }),
+  closeReset: () => set({ resetOpen: false }),
   zoom: 1,
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
