@@ -116,6 +116,12 @@ test("after the time slider is clicked, B, S and Space are shortcuts again; its 
   await expect.poll(async () => Number(await events.textContent())).toBe(at + 1);
   await page.keyboard.press("b");
   await expect.poll(async () => Number(await events.textContent())).toBe(at);
+  // Step back says what it undid.
+  const last = page.getByRole("region", { name: "Last step" });
+  await expect(last).toContainText("Stepped back");
+  await expect(last).toContainText("Undid:");
+  await expect(last.getByRole("listitem").first()).not.toBeEmpty();
+  await last.screenshot({ path: "test-results/screens/bugs-undid.png" });
   const value = Number(await slider(page).inputValue());
   await page.keyboard.press("ArrowLeft");
   await expect.poll(async () => Number(await slider(page).inputValue())).toBeLessThan(value);

@@ -266,18 +266,26 @@ function ViolationBanner() {
   );
 }
 
-/** After a Step: what that one event did, in words. */
+/** After a Step: what that one event did, in words; after a Step back: what it undid. */
 function LastStep() {
   const view = useLab(
     useShallow((s) => {
       const v = s.view as SimView;
-      return { lastStep: v.lastStep, eventsHandled: v.eventsHandled, now: v.now };
+      return { lastStep: v.lastStep, back: v.lastStepBack, eventsHandled: v.eventsHandled, now: v.now };
     }),
   );
   if (view.lastStep.length === 0) return null;
   return (
     <section className="last-step" aria-label="Last step" aria-live="polite">
-      <strong>Step {view.eventsHandled}</strong> at {formatInstant(view.now)}:
+      {view.back ? (
+        <>
+          <strong>Stepped back</strong> to {formatInstant(view.now)} (event {view.eventsHandled}). Undid:
+        </>
+      ) : (
+        <>
+          <strong>Step {view.eventsHandled}</strong> at {formatInstant(view.now)}:
+        </>
+      )}
       <ul>
         {view.lastStep.slice(0, 8).map((l, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: lines of one step are fixed and may repeat

@@ -64,6 +64,8 @@ export class SimHost {
   /** Fraction of a microsecond carried between ticks, so slow speeds still move. */
   private carryUs = 0;
   private lastStep: readonly string[] = [];
+  /** lastStep is what a Step back undid. */
+  private lastStepBack = false;
   /** Something changed since the last view was posted. */
   private dirty = false;
   /** The lesson being played (?lesson=), or null for a plain run. */
@@ -84,7 +86,10 @@ export class SimHost {
   handle(msg: ToWorker): void {
     // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
     const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export";
-    if (changes) this.lastStep = [];
+    if (changes) {
+      this.lastStep = [];
+      this.lastStepBack = false;
+    }
     try {
       this.dispatch(msg);
     } catch (e) {
@@ -134,7 +139,13 @@ export class SimHost {
       }
       case "stepBack": {
         this.stop();
-        if (!this.requireTimeline().stepBack()) throw new Error("this is the start of the run: there is no earlier event");
+        const tl = this.requireTimeline();
+        if (!tl.stepBack()) throw new Error("this is the start of the run: there is no earlier event");
+        // What was undone: the event now just ahead, handled once more to read it, and undone again.
+        const undone = tl.step();
+        tl.stepBack();
+        this.lastStep = undone.length > 0 ? undone.map(stepLine) : ["an event that changed nothing visible"];
+        this.lastStepBack = true;
         this.epoch++;
         return;
       }
@@ -403,6 +414,7 @@ export class SimHost {
       speed: this.speed,
       journal: this.journal,
       lastStep: this.lastStep,
+      lastStepBack: this.lastStepBack,
     });
     const view = this.lesson === null ? base : { ...base, lesson: this.lesson.view() };
     this.env.post({ type: "view", view });

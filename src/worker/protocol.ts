@@ -482,8 +482,10 @@ export interface SimView {
   readonly eventsProcessed: number;
   /** Simulator events handled so far: deliveries, timers that fired, actions. Step adds exactly one. */
   readonly eventsHandled: number;
-  /** What the last Step did, one line per trace event (sends and deliveries included); empty after anything else. */
+  /** What the last Step did (or the last Step back undid), one line per trace event (sends and deliveries included); empty after anything else. */
   readonly lastStep: readonly string[];
+  /** lastStep says what the last Step back undid (the event it went back over), not what a Step did. */
+  readonly lastStepBack: boolean;
   /** The lesson being played (?lesson=), if any. */
   readonly lesson?: LessonView;
 }

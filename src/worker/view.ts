@@ -352,6 +352,8 @@ export interface ViewContext {
   readonly speed: number;
   readonly journal: Journal;
   readonly lastStep: readonly string[];
+  /** lastStep is what a Step back undid (default: what a Step did). */
+  readonly lastStepBack?: boolean;
 }
 
 export function viewOf(sim: Simulation, c: ViewContext): SimView {
@@ -399,5 +401,6 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     eventsProcessed: sim.eventsProcessed,
     eventsHandled: sim.eventsHandled,
     lastStep: c.lastStep,
+    lastStepBack: c.lastStepBack ?? false,
   };
 }

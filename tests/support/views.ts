@@ -96,6 +96,7 @@ export function viewFixture(over: Partial<SimView> = {}): SimView {
     eventsProcessed: 0,
     eventsHandled: 0,
     lastStep: [],
+    lastStepBack: false,
     ...over,
   };
 }
