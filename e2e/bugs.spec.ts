@@ -162,3 +162,28 @@ test("Reset asks before it throws away the user's actions; Keep my run keeps the
   await expect(page.getByRole("button", { name: "Pause", exact: true })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("the address keeps the paused moment: a reload opens the same moment; a bad t is explained", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?seed=4&speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  await page.waitForTimeout(2000);
+  await pause(page);
+  await slider(page).fill("1234567");
+  await expect(page).toHaveURL(/[?&]t=1\.234567(&|#|$)/);
+  const time = await page.getByTestId("cursor-time").textContent();
+  const leader = await page.getByTestId("leader").textContent();
+  await page.reload();
+  await expect(nodes(page)).toHaveCount(5);
+  await expect(page.getByTestId("cursor-time")).toHaveText(time as string);
+  await expect(page.getByTestId("leader")).toHaveText(leader as string);
+  await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
+  // Playing drops t (a reload then starts the run as usual).
+  await page.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(page).not.toHaveURL(/[?&]t=/);
+  expect(errors).toEqual([]);
+
+  await page.goto("/?seed=4&t=soon");
+  await expect(page.getByText("Ignored ?t=soon: t must be a moment of the run in seconds")).toBeVisible();
+  await expect(nodes(page)).toHaveCount(5);
+});

@@ -44,7 +44,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
   useEffect(() => {
     const first =
       lesson === undefined ? undefined : ({ type: "lesson-start", settings: params.settings, lesson: lesson.lesson, step: lesson.step } as const);
-    return connectSimulation(lab, params.settings, params.problems, params.run, first);
+    return connectSimulation(lab, params.settings, params.problems, params.run, first, params.at);
   }, [lab, params, lesson]);
   return (
     <div className="app">

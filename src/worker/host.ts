@@ -103,10 +103,10 @@ export class SimHost {
     switch (msg.type) {
       case "start": {
         try {
-          this.start(msg.settings, msg.scenario, undefined);
+          this.start(msg.settings, msg.scenario, msg.at);
         } catch (e) {
-          // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings.
-          if (this.timeline === null && msg.scenario !== undefined) this.start(msg.settings, undefined, undefined);
+          // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings, from the start.
+          if (this.timeline === null && (msg.scenario !== undefined || msg.at !== undefined)) this.start(msg.settings, undefined, undefined);
           throw e;
         }
         return;
@@ -225,20 +225,23 @@ export class SimHost {
     const scenario = imported ?? scenarioFromSettings(settings);
     const problems = configProblems(scenarioConfig(scenario));
     if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-    const cursor = Math.min(scenario.duration, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
-    if (imported !== undefined && cursor > MAX_OPEN_US) {
+    // A file or link opens within its duration; a run made from the settings has none (it plays on), up to MAX_OPEN_US.
+    const cursor = Math.min(imported !== undefined ? scenario.duration : MAX_OPEN_US + 1, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
+    if (cursor > MAX_OPEN_US) {
       throw new Error(
         `cannot open this run at ${formatInstant(cursor)}: the browser opens a shared moment up to ${formatDuration(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
     const { timeline, journal } = newRun(scenario);
     let shortOf: number | null = null;
-    if (imported !== undefined) {
+    if (imported !== undefined || cursor > 0) {
       // A shared or imported run: explore it up to the shared moment, and on towards its end
-      // while that is quick; Play explores the rest. Opening never takes more than OPEN_BUDGET_MS.
+      // while that is quick; Play explores the rest (a run from the settings opened at a moment
+      // is explored up to it only). Opening never takes more than OPEN_BUDGET_MS.
       const started = this.env.nowMs();
-      for (let t = 0; t < scenario.duration; ) {
-        t = Math.min(scenario.duration, t + OPEN_SLICE_US);
+      const goal = imported !== undefined ? scenario.duration : cursor;
+      for (let t = 0; t < goal; ) {
+        t = Math.min(goal, t + OPEN_SLICE_US);
         timeline.advanceTo(t);
         const spent = this.env.nowMs() - started;
         if (spent > OPEN_BUDGET_MS || (t >= cursor && spent > OPEN_ON_MS)) break;

@@ -62,7 +62,13 @@ export type ToWorker =
    * user's actions, and its ui.at puts the cursor; `settings` then only says how it is shown
    * (speed, autoplay).
    */
-  | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario }
+  | {
+      readonly type: "start";
+      readonly settings: RunSettings;
+      readonly scenario?: Scenario;
+      /** Opens the run at this moment (virtual µs; the address's ?t=): explored up to it, then paused there. Overrides the scenario's ui.at. */
+      readonly at?: number;
+    }
   /**
    * Starts a lesson (a fresh run of its scenario, paused) at step `step` (from 0): the steps
    * before it are played headless, each "your turn" done for the learner.

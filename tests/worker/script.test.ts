@@ -72,3 +72,30 @@ describe("a scenario's scripted actions belong to the run", () => {
     expect(h.last().timeline.actions.map((a) => a.action.type)).toEqual(["gc-pause"]);
   });
 });
+
+describe("opening at a moment (the address's ?t=)", () => {
+  it("a run from the settings opens paused at exactly that moment, explored up to it; Play goes on from there", () => {
+    const h = fakeHost();
+    h.host.handle({ type: "start", settings: settings(), at: 2_345_678 });
+    const v = h.last();
+    expect(v.now).toBe(2_345_678);
+    expect(v.playing).toBe(false);
+    expect(v.timeline.end).toBe(2_345_678);
+    expect(v.opened).toBe(false);
+    // The same moment as reached by playing the same run.
+    const other = fakeHost();
+    other.host.handle({ type: "start", settings: settings() });
+    other.host.handle({ type: "seek", t: 0 });
+    other.host.handle({ type: "play" });
+    for (let i = 0; i < 200 && other.last().now < 3_000_000; i++) other.tick(250);
+    other.host.handle({ type: "seek", t: 2_345_678 });
+    expect(other.last().traceHash).toBe(v.traceHash);
+  });
+
+  it("a file's or link's run: the moment wins over its ui.at", () => {
+    const h = fakeHost();
+    h.host.handle({ type: "start", settings: settings(), scenario: gcPause, at: 3_000_000 });
+    expect(h.last().now).toBe(3_000_000);
+    expect(h.last().opened).toBe(true);
+  });
+});
