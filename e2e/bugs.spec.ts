@@ -187,3 +187,24 @@ test("the address keeps the paused moment: a reload opens the same moment; a bad
   await expect(page.getByText("Ignored ?t=soon: t must be a moment of the run in seconds")).toBeVisible();
   await expect(nodes(page)).toHaveCount(5);
 });
+
+test("the LEASE card shows every lease of a run with two lease names", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto("/?speed=1");
+  await expect(nodes(page)).toHaveCount(5);
+  const scenario = { name: "two leases", seed: 3, duration: "5s", holders: { count: 4, leaseNames: ["lock", "queue"] }, ui: { at: "5s" } };
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await page.getByLabel("Scenario file").setInputFiles({ name: "two-leases.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(scenario)) });
+  const card = page.getByTestId("lease-summary");
+  await expect(card).toContainText("2 leases");
+  await expect(card).toContainText(/lock: h\d · token \d+/);
+  await expect(card).toContainText(/queue: h\d · token \d+/);
+  for (const [w, h] of [
+    [1920, 1080],
+    [1280, 720],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.locator("section.summary").screenshot({ path: `test-results/screens/bugs-two-leases-${w}.png` });
+  }
+  expect(errors).toEqual([]);
+});

@@ -15,6 +15,7 @@ import { SpaceTime } from "./diagram/SpaceTime";
 import { ShareMenu } from "./sharing/ShareMenu";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { SettingsDialog } from "./SettingsDialog";
+import { leaseSummary } from "./leaseSummary";
 import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
@@ -201,6 +202,7 @@ function Summary() {
     }),
   );
   const leader = view.leader === null ? null : view.nodes.find((n) => n.id === view.leader);
+  const lease = leaseSummary(view.leases);
   return (
     <section className="summary" aria-label="Summary">
       <div className="stat">
@@ -210,18 +212,19 @@ function Summary() {
         </span>
         <span className="stat-sub">{leader ? `term ${leader.term}` : "no leader right now"}</span>
       </div>
-      <div className="stat">
-        <span className="stat-label">Lease</span>
-        <span className="stat-value">{view.leases[0]?.holder ?? "free"}</span>
-        <span className="stat-sub">
-          {view.leases[0]
-            ? view.leases[0].holder
-              ? `token ${view.leases[0].token}`
-              : view.leases[0].state === "delayed"
-                ? "in lock-delay"
-                : "nobody holds it"
-            : "no holders"}
-        </span>
+      <div className={lease.lines.length > 1 ? "stat stat-leases" : "stat"} data-testid="lease-summary">
+        <span className="stat-label">{view.leases.length > 1 ? "Leases" : "Lease"}</span>
+        <span className="stat-value">{lease.value}</span>
+        <span className="stat-sub">{lease.lines[0]}</span>
+        {lease.lines.length > 1 && (
+          <span className="stat-lines">
+            {lease.lines.slice(1).map((l) => (
+              <span key={l} className="stat-sub">
+                {l}
+              </span>
+            ))}
+          </span>
+        )}
       </div>
       <div className={view.violations > 0 ? "stat bad" : "stat"}>
         <span className="stat-label">Violations</span>
