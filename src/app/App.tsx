@@ -15,7 +15,7 @@ import { SpaceTime } from "./diagram/SpaceTime";
 import { ShareMenu } from "./sharing/ShareMenu";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { SettingsDialog } from "./SettingsDialog";
-import { leaseSummary } from "./leaseSummary";
+import { leaseCard } from "./leaseCard";
 import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
@@ -202,7 +202,7 @@ function Summary() {
     }),
   );
   const leader = view.leader === null ? null : view.nodes.find((n) => n.id === view.leader);
-  const lease = leaseSummary(view.leases);
+  const lease = leaseCard(view.leases);
   return (
     <section className="summary" aria-label="Summary">
       <div className="stat">

@@ -1,7 +1,7 @@
 /** The summary's LEASE card, in words: one lease as before ("h1", "token 4"); several, one short line each. */
 import type { LeaseRowView } from "../worker/protocol";
 
-export interface LeaseSummary {
+export interface LeaseCardText {
   /** The big word: the holder of the one lease ("h1", "free"), or how many leases there are ("2 leases"). */
   readonly value: string;
   /** The small words: "token 4" for one lease; with several, one line per lease ("lock: h1 · token 4", "queue: free"). */
@@ -13,7 +13,7 @@ function leaseLine(l: LeaseRowView): string {
   return l.state === "delayed" ? `${l.name}: in lock-delay` : `${l.name}: free`;
 }
 
-export function leaseSummary(leases: readonly LeaseRowView[]): LeaseSummary {
+export function leaseCard(leases: readonly LeaseRowView[]): LeaseCardText {
   const only = leases[0];
   if (only === undefined) return { value: "free", lines: ["no holders"] };
   if (leases.length === 1) {
