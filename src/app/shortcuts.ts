@@ -17,7 +17,7 @@ export const KEY_PAUSE_US = 3_000_000;
 export const SHORTCUTS: readonly Shortcut[] = [
   { keys: "Space", does: "Play or pause" },
   { keys: "S", does: "Step: process exactly one event" },
-  { keys: "B", does: "Step back: go back exactly one event" },
+  { keys: "B", does: "Step back: go back exactly one event, and say what it undid" },
   { keys: "[", does: "Previous marker on the time slider (of the kinds shown: elections, expiries, rejections, violations, your actions)" },
   { keys: "]", does: "Next marker on the time slider" },
   { keys: "R", does: "Reset: start this run again from time zero (asks first if you would lose your actions or branches)" },
