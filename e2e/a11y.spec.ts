@@ -66,6 +66,21 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   expect(await page.evaluate(() => document.activeElement?.closest("[role=dialog]") !== null)).toBe(true);
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Copy share link");
+
+  // Reset asks first (the user has an action and a branch to lose).
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("r");
+  await expect(page.getByRole("alertdialog", { name: "Start this run again from 0 s?" })).toBeVisible();
+  expect(await audit(page)).toEqual([]);
+  await page.keyboard.press("Escape");
+
+  // An opened scenario's script, and the choice to keep it when acting in the past.
+  await page.getByRole("button", { name: "Share & export" }).click();
+  await page.getByLabel("Scenario file").setInputFiles("scenarios/lease/03-gc-pause-fenced.json");
+  await page.getByRole("button", { name: "Replace the current run" }).click();
+  await expect(page.getByLabel("Keep the scenario's scripted action when I act in the past")).toBeChecked();
+  await page.getByRole("region", { name: "Time travel" }).scrollIntoViewIfNeeded();
+  expect(await audit(page)).toEqual([]);
 });
 
 test("classroom mode and its blank screen have no serious accessibility problems", async ({ page }) => {

@@ -15,6 +15,8 @@ import { SpaceTime } from "./diagram/SpaceTime";
 import { ShareMenu } from "./sharing/ShareMenu";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { SettingsDialog } from "./SettingsDialog";
+import { leaseCard } from "./leaseCard";
+import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
 import { useShallow } from "zustand/react/shallow";
@@ -46,7 +48,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
   useEffect(() => {
     const first =
       lesson === undefined ? undefined : ({ type: "lesson-start", settings: params.settings, lesson: lesson.lesson, step: lesson.step } as const);
-    return connectSimulation(lab, params.settings, params.problems, params.run, first);
+    return connectSimulation(lab, params.settings, params.problems, params.run, first, params.at);
   }, [lab, params, lesson]);
   return (
     <div className="app">
@@ -55,6 +57,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <Body lesson={lesson?.lesson} />
       <SettingsDialog />
       <HelpOverlay />
+      <ResetDialog />
       <CourseDialog />
       <LibraryDialog />
       <Blank />
@@ -97,6 +100,13 @@ function ErrorBanner() {
   );
 }
 
+/** A modal dialog is open (settings, help, share & export, the course), by the page's state or on the page. */
+function dialogOpen(): boolean {
+  const ui = useUi.getState();
+  if (ui.settingsOpen || ui.helpOpen || ui.shareOpen || ui.resetOpen || ui.courseView !== null) return true;
+  return document.querySelector('[role="dialog"][aria-modal="true"]') !== null;
+}
+
 function Keys() {
   const lab = useLabStore();
   useEffect(() => {
@@ -111,10 +121,12 @@ function Keys() {
       }
       const t = e.target;
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key.toLowerCase();
-      if (t instanceof HTMLElement && t.closest("input, select, textarea, [contenteditable]")) return;
+      // Fields keep their keys; a slider (the time slider) keeps only its arrows, Home, End and Page keys: letters and Space are shortcuts.
+      if (t instanceof HTMLElement && t.closest("input:not([type=range]), select, textarea, [contenteditable]")) return;
       // Buttons keep Space and Enter for themselves.
       if (t instanceof HTMLElement && t.closest("button, [role=button], a, summary") && (key === " " || key === "enter")) return;
-      if (useUi.getState().settingsOpen && key !== "escape") return;
+      // While a dialog is open the run behind it is out of reach: only Escape (which closes the dialog) and ? (help) act.
+      if (dialogOpen() && key !== "escape" && !(key === "?" && useUi.getState().helpOpen)) return;
       const state = lab.getState();
       if (state.view !== null && handleKey(state, key, state.view)) e.preventDefault();
     };
@@ -208,6 +220,7 @@ function Summary() {
     }),
   );
   const leader = view.leader === null ? null : view.nodes.find((n) => n.id === view.leader);
+  const lease = leaseCard(view.leases);
   return (
     <section className="summary" aria-label="Summary">
       <div className="stat">
@@ -217,18 +230,19 @@ function Summary() {
         </span>
         <span className="stat-sub">{leader ? `term ${leader.term}` : "no leader right now"}</span>
       </div>
-      <div className="stat">
-        <span className="stat-label">Lease</span>
-        <span className="stat-value">{view.leases[0]?.holder ?? "free"}</span>
-        <span className="stat-sub">
-          {view.leases[0]
-            ? view.leases[0].holder
-              ? `token ${view.leases[0].token}`
-              : view.leases[0].state === "delayed"
-                ? "in lock-delay"
-                : "nobody holds it"
-            : "no holders"}
-        </span>
+      <div className={lease.lines.length > 1 ? "stat stat-leases" : "stat"} data-testid="lease-summary">
+        <span className="stat-label">{view.leases.length > 1 ? "Leases" : "Lease"}</span>
+        <span className="stat-value">{lease.value}</span>
+        <span className="stat-sub">{lease.lines[0]}</span>
+        {lease.lines.length > 1 && (
+          <span className="stat-lines">
+            {lease.lines.slice(1).map((l) => (
+              <span key={l} className="stat-sub">
+                {l}
+              </span>
+            ))}
+          </span>
+        )}
       </div>
       <div className={view.violations > 0 ? "stat bad" : "stat"}>
         <span className="stat-label">Violations</span>
@@ -273,18 +287,26 @@ function ViolationBanner() {
   );
 }
 
-/** After a Step: what that one event did, in words. */
+/** After a Step: what that one event did, in words; after a Step back: what it undid. */
 function LastStep() {
   const view = useLab(
     useShallow((s) => {
       const v = s.view as SimView;
-      return { lastStep: v.lastStep, eventsHandled: v.eventsHandled, now: v.now };
+      return { lastStep: v.lastStep, back: v.lastStepBack, eventsHandled: v.eventsHandled, now: v.now };
     }),
   );
   if (view.lastStep.length === 0) return null;
   return (
     <section className="last-step" aria-label="Last step" aria-live="polite">
-      <strong>Step {view.eventsHandled}</strong> at {formatInstant(view.now)}:
+      {view.back ? (
+        <>
+          <strong>Stepped back</strong> to {formatInstant(view.now)} (event {view.eventsHandled}). Undid:
+        </>
+      ) : (
+        <>
+          <strong>Step {view.eventsHandled}</strong> at {formatInstant(view.now)}:
+        </>
+      )}
       <ul>
         {view.lastStep.slice(0, 8).map((l, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: lines of one step are fixed and may repeat

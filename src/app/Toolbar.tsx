@@ -4,7 +4,8 @@ import { useId } from "react";
 import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
-import { selectSend, useLab } from "./store";
+import { requestReset } from "./ResetDialog";
+import { selectSend, useLab, useLabStore } from "./store";
 import { useUi } from "./ui";
 import { useLibraryUi } from "./library/open";
 
@@ -31,6 +32,7 @@ export function Toolbar() {
     }),
   );
   const send = useLab(selectSend);
+  const lab = useLabStore();
   const openSettings = useUi((u) => u.openSettings);
   const openCourse = useUi((u) => u.openCourse);
   const toggleHelp = useUi((u) => u.toggleHelp);
@@ -67,7 +69,15 @@ export function Toolbar() {
           Step
         </button>
         {/* The same run from the start (a file's or a link's own actions included), at the current speed. */}
-        <button type="button" onClick={() => send({ type: "restart" })} aria-keyshortcuts="R" title="Start this run again from time zero (same seed and settings)">
+        <button
+          type="button"
+          onClick={() => {
+            const st = lab.getState();
+            if (st.view !== null) requestReset(st, st.view);
+          }}
+          aria-keyshortcuts="R"
+          title="Start this run again from time zero (same seed and settings; asks first if you would lose your actions or branches)"
+        >
           <Icon d="M8 2 A6 6 0 1 1 2 8 H4 A4 4 0 1 0 8 4 V6 L4 3 L8 0 Z" />
           Reset
         </button>

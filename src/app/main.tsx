@@ -3,7 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { bootLesson } from "./lesson/boot";
 import { lessonCatalog } from "./lesson/catalog";
-import { bootParams, type ParsedParams, parseParams, toSearch } from "./params";
+import { bootParams, momentText, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
 import { createLabStore, LabProvider } from "./store";
 import { useUi } from "./ui";
@@ -33,7 +33,8 @@ function render(parsed: ParsedParams): void {
   if (params.run !== undefined && lesson === undefined) {
     // The link is the authority: make the query say the same run (the hash stays: it is this run's link).
     const { pathname, hash } = window.location;
-    window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${hash}`);
+    const moment = params.at === undefined ? "" : `&t=${momentText(params.at)}`;
+    window.history.replaceState(window.history.state, "", `${pathname}${toSearch(params.settings)}${moment}${hash}`);
   }
   // ?compare=A,B: two scenario runs side by side, on a page of their own (two stores, two workers).
   const compare = compareParams(search, scenarioLibrary);

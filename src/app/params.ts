@@ -2,7 +2,8 @@
  * Run settings <-> the page's query string. Every setting has a parameter, so the URL
  * always names the exact run: ?seed=7&nodes=5&holders=3&speed=0.05&election=150-300
  * &heartbeat=50&latency=10-20&ttl=2000&renew=0.33&grace=0&clients=2&spares=1
- * &checkpoint=on&checkpointevery=500&lockdelay=1000&driftmargin=50000&slack=1.5&pool=2.
+ * &checkpoint=on&checkpointevery=500&lockdelay=1000&driftmargin=50000&slack=1.5&pool=2, and
+ * the paused moment &t=12.345 (seconds; the run opens paused there).
  * Bad values fall back to defaults, each with one sentence saying what was ignored.
  */
 import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
@@ -31,6 +32,25 @@ export interface ParsedParams {
   readonly problems: readonly string[];
   /** A run opened from a share link (#run=…): the worker runs this scenario, with the cursor at its ui.at. */
   readonly run?: Scenario;
+  /** The moment to open at (virtual µs), from ?t= (seconds): the run opens paused there (it overrides a link's ui.at). */
+  readonly at?: number;
+}
+
+/** The furthest moment ?t= may name, in seconds: the browser explores a run up to an hour to open it (host.ts MAX_OPEN_US). */
+export const MAX_MOMENT_S = 3600;
+const MOMENT = /^\d+(\.\d{1,6})?$/;
+
+/** ?t= as virtual µs, or the sentence saying why it was ignored. */
+function momentParam(raw: string): number | string {
+  const s = raw.trim();
+  const n = Number(s);
+  if (MOMENT.test(s) && n <= MAX_MOMENT_S) return Math.round(n * 1_000_000);
+  return `Ignored ?t=${shown(raw)}: t must be a moment of the run in seconds, from 0 to ${MAX_MOMENT_S}, like 12.5 (at most 6 decimals). Opening at the start instead.`;
+}
+
+/** The moment `us` as ?t= writes it: seconds, exact to the microsecond, without trailing zeros ("12.345", "3"). */
+export function momentText(us: number): string {
+  return (Math.max(0, Math.round(us)) / 1_000_000).toFixed(6).replace(/\.?0+$/, "");
 }
 
 const WHOLE = /^-?\d+$/;
@@ -137,7 +157,13 @@ export function parseParams(search: string): ParsedParams {
     problems.push(`Ignored the timing settings: ${clash.join("; ")}. Using the default timing instead.`);
     timing = dt;
   }
-  return { settings: { ...base, autoplay: d.autoplay, timing }, problems };
+  const rawT = q.get("t");
+  const moment = rawT === null ? undefined : momentParam(rawT);
+  if (typeof moment === "string") problems.push(moment);
+  const at = typeof moment === "number" ? moment : undefined;
+  // A run opened at a moment opens paused there, so that moment is what is shown.
+  const settings = { ...base, autoplay: at === undefined ? d.autoplay : false, timing };
+  return at === undefined ? { settings, problems } : { settings, problems, at };
 }
 
 /** ?checkpoint=on&checkpointevery=500&lockdelay=1000&driftmargin=50000&slack=1.5&pool=2, each checked by the engine's own range. */
@@ -208,7 +234,10 @@ export async function bootParams(search: string, hash: string): Promise<ParsedPa
       ],
     };
   }
-  return { settings: openedSettings(link.scenario, fromQuery.settings.speed), problems: [], run: link.scenario };
+  const settings = openedSettings(link.scenario, fromQuery.settings.speed);
+  // ?t= (the moment the page was at) wins over the moment the link was made at.
+  if (fromQuery.at === undefined) return { settings, problems: fromQuery.problems.filter((p) => p.startsWith("Ignored ?t=")), run: link.scenario };
+  return { settings: { ...settings, autoplay: false }, problems: [], run: link.scenario, at: fromQuery.at };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Keyboard shortcuts: one table drives both the key handler and the help overlay. */
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
+import { requestReset } from "./ResetDialog";
 import type { LabState, Selection } from "./store";
 import { jumpToMarker } from "./timeline/timelineUi";
 import { useUi } from "./ui";
@@ -16,10 +17,10 @@ export const KEY_PAUSE_US = 3_000_000;
 export const SHORTCUTS: readonly Shortcut[] = [
   { keys: "Space", does: "Play or pause" },
   { keys: "S", does: "Step: process exactly one event" },
-  { keys: "B", does: "Step back: go back exactly one event" },
+  { keys: "B", does: "Step back: go back exactly one event, and say what it undid" },
   { keys: "[", does: "Previous marker on the time slider (of the kinds shown: elections, expiries, rejections, violations, your actions)" },
   { keys: "]", does: "Next marker on the time slider" },
-  { keys: "R", does: "Reset: start this run again from time zero" },
+  { keys: "R", does: "Reset: start this run again from time zero (asks first if you would lose your actions or branches)" },
   { keys: "1 – 9", does: "Select node n1 … n9" },
   { keys: "L", does: "Select the leader" },
   { keys: "K", does: "Kill the selected node or holder (the leader if nothing is selected)" },
@@ -65,8 +66,8 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
       jumpToMarker(view, 1, lab.cursor);
       return true;
     case "r":
-      // The same run from the start (a file's or a link's own actions included), at the current speed.
-      lab.send({ type: "restart" });
+      // The same run from the start (a file's or a link's own actions included), at the current speed; it asks first when the user would lose actions or branches.
+      requestReset(lab, view);
       return true;
     case "l":
       if (view.leader !== null) lab.select({ kind: "node", id: view.leader });
@@ -124,8 +125,12 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
       ui.toggleHelp();
       return true;
     case "escape":
-      if (ui.helpOpen) ui.closeHelp();
+      if (ui.resetOpen) ui.closeReset();
+      else if (ui.helpOpen) ui.closeHelp();
       else if (ui.settingsOpen) ui.closeSettings();
+      // Focus may have left a dialog (a button disabled while it works): Escape still closes it.
+      else if (ui.shareOpen) ui.setShareOpen(false);
+      else if (ui.courseView !== null) ui.closeCourse();
       else lab.select(null);
       return true;
     default: {

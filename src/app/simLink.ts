@@ -4,12 +4,20 @@ import type { Scenario } from "../core/scenario/schema";
 import type { LabStore } from "./store";
 
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
-export function startMessage(settings: RunSettings, run: Scenario | undefined): ToWorker {
-  return run === undefined ? { type: "start", settings } : { type: "start", settings, scenario: run };
+export function startMessage(settings: RunSettings, run: Scenario | undefined, at?: number): ToWorker {
+  const msg: ToWorker = run === undefined ? { type: "start", settings } : { type: "start", settings, scenario: run };
+  return at === undefined ? msg : { ...msg, at };
 }
 
 /** Starts the worker with page settings, or with a share link's run (or `first`: a lesson's start), feeding `lab`; returns a function that stops it. */
-export function connectSimulation(lab: LabStore, settings: RunSettings, notices: readonly string[], run?: Scenario, first?: ToWorker): () => void {
+export function connectSimulation(
+  lab: LabStore,
+  settings: RunSettings,
+  notices: readonly string[],
+  run?: Scenario,
+  first?: ToWorker,
+  at?: number,
+): () => void {
   let worker: Worker;
   try {
     worker = new Worker(new URL("../worker/sim.worker.ts", import.meta.url), { type: "module", name: "lease-lab-sim" });
@@ -28,7 +36,7 @@ export function connectSimulation(lab: LabStore, settings: RunSettings, notices:
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   lab.setState({ settings, notices, view: null, liveView: null, error: null, send });
-  send(first ?? startMessage(settings, run));
+  send(first ?? startMessage(settings, run, at));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });
   document.addEventListener("visibilitychange", onVisibility);

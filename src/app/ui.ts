@@ -15,6 +15,10 @@ export interface UiState {
   readonly classroom: boolean;
   /** The screen is blanked (".", as in a slide show), so the class looks at the lecturer. */
   readonly blank: boolean;
+  /** Reset asks first (it would lose the user's actions or branches). */
+  readonly resetOpen: boolean;
+  readonly askReset: () => void;
+  readonly closeReset: () => void;
   readonly openSettings: () => void;
   readonly closeSettings: () => void;
   readonly toggleHelp: () => void;
@@ -49,6 +53,9 @@ export const useUi = create<UiState>()((set, get) => ({
   courseView: null,
   classroom: false,
   blank: false,
+  resetOpen: false,
+  askReset: () => set({ resetOpen: true, helpOpen: false, settingsOpen: false }),
+  closeReset: () => set({ resetOpen: false }),
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),

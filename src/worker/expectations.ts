@@ -52,8 +52,6 @@ export class ExpectationTracker {
   constructor(
     private readonly scenario: Scenario,
     private readonly observer: RunObserver,
-    /** The file's own timed actions, as the timeline holds them (by identity): drawn as "scripted" markers. */
-    readonly scripted: (a: TimedAction) => boolean = () => false,
   ) {
     const end = scenario.duration;
     this.checks = scenario.expect

@@ -9,8 +9,8 @@ import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
 import { buildSimulation, RunObserver, scenarioActions, scenarioConfig } from "../core/scenario/runner";
 import type { Scenario } from "../core/scenario/schema";
-import type { TimedAction } from "../core/scenario/record";
 import type { Lesson } from "../core/lesson/schema";
+import type { TimedAction } from "../core/scenario/record";
 import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
@@ -46,6 +46,13 @@ export class SimHost {
   private scenario: Scenario | null = null;
   /** The run came from a scenario file or link (its expectations and name are kept on export). */
   private imported = false;
+  /**
+   * The actions the run was opened with (a scenario file's, or a share link's: the sender's
+   * actions are the receiver's script). They belong to the run: acting in the past keeps those
+   * still ahead, unless the user turned keepScript off. Empty for a run made from the settings.
+   */
+  private script: ReadonlySet<TimedAction> = new Set();
+  private keepScript = true;
   private runId = 0;
   /** Bumped whenever the cursor jumps (seek, step back, branch switch): the page then replaces what it accumulated. */
   private epoch = 0;
@@ -59,6 +66,8 @@ export class SimHost {
   /** Fraction of a microsecond carried between ticks, so slow speeds still move. */
   private carryUs = 0;
   private lastStep: readonly string[] = [];
+  /** lastStep is what a Step back undid. */
+  private lastStepBack = false;
   /** Something changed since the last view was posted. */
   private dirty = false;
   /** The lesson being played (?lesson=), or null for a plain run. */
@@ -81,7 +90,10 @@ export class SimHost {
   handle(msg: ToWorker): void {
     // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
     const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export";
-    if (changes) this.lastStep = [];
+    if (changes) {
+      this.lastStep = [];
+      this.lastStepBack = false;
+    }
     try {
       this.dispatch(msg);
     } catch (e) {
@@ -95,10 +107,10 @@ export class SimHost {
     switch (msg.type) {
       case "start": {
         try {
-          this.start(msg.settings, msg.scenario, undefined);
+          this.start(msg.settings, msg.scenario, msg.at);
         } catch (e) {
-          // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings.
-          if (this.timeline === null && msg.scenario !== undefined) this.start(msg.settings, undefined, undefined);
+          // A run that cannot be opened leaves the current one; the very first one falls back to the page's settings, from the start.
+          if (this.timeline === null && (msg.scenario !== undefined || msg.at !== undefined)) this.start(msg.settings, undefined, undefined);
           throw e;
         }
         return;
@@ -132,7 +144,13 @@ export class SimHost {
       }
       case "stepBack": {
         this.stop();
-        if (!this.requireTimeline().stepBack()) throw new Error("this is the start of the run: there is no earlier event");
+        const tl = this.requireTimeline();
+        if (!tl.stepBack()) throw new Error("this is the start of the run: there is no earlier event");
+        // What was undone: the event now just ahead, handled once more to read it, and undone again.
+        const undone = tl.step();
+        tl.stepBack();
+        this.lastStep = undone.length > 0 ? undone.map(stepLine) : ["an event that changed nothing visible"];
+        this.lastStepBack = true;
         this.epoch++;
         return;
       }
@@ -149,6 +167,9 @@ export class SimHost {
         this.epoch++;
         return;
       }
+      case "keepScript":
+        this.keepScript = msg.keep;
+        return;
       case "setSpeed":
         this.speed = clampSpeed(msg.speed);
         return;
@@ -157,7 +178,7 @@ export class SimHost {
         const branch = tl.branchId;
         const wanted = this.lesson?.wants(msg.action) ?? "other";
         if (wanted === "refused") return;
-        const failure = tl.act(msg.action, this.lesson?.scripted);
+        const failure = tl.act(msg.action, this.lesson?.scripted ?? this.scriptedFilter());
         if (tl.branchId !== branch) this.tracker?.forked(branch, tl.branchId, tl.now);
         this.lesson?.acted(wanted === "match", failure === null, tl.branchId !== branch);
         if (failure !== null) this.env.post({ type: "error", message: `${failure.action.type} did nothing: ${failure.error}` });
@@ -210,20 +231,23 @@ export class SimHost {
     const scenario = imported ?? scenarioFromSettings(settings);
     const problems = configProblems(scenarioConfig(scenario));
     if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
-    const cursor = Math.min(scenario.duration, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
-    if (imported !== undefined && cursor > MAX_OPEN_US) {
+    // A file or link opens within its duration; a run made from the settings has none (it plays on), up to MAX_OPEN_US.
+    const cursor = Math.min(imported !== undefined ? scenario.duration : MAX_OPEN_US + 1, Math.max(0, Math.round(seekTo ?? scenario.ui?.at ?? 0)));
+    if (cursor > MAX_OPEN_US) {
       throw new Error(
         `cannot open this run at ${formatInstant(cursor)}: the browser opens a shared moment up to ${formatDuration(MAX_OPEN_US)} into a run (run it with npm run sim)`,
       );
     }
     const { timeline, journal, tracker } = newRun(scenario, imported !== undefined && scenario.expect.length > 0);
     let shortOf: number | null = null;
-    if (imported !== undefined) {
+    if (imported !== undefined || cursor > 0) {
       // A shared or imported run: explore it up to the shared moment, and on towards its end
-      // while that is quick; Play explores the rest. Opening never takes more than OPEN_BUDGET_MS.
+      // while that is quick; Play explores the rest (a run from the settings opened at a moment
+      // is explored up to it only). Opening never takes more than OPEN_BUDGET_MS.
       const started = this.env.nowMs();
-      for (let t = 0; t < scenario.duration; ) {
-        t = Math.min(scenario.duration, t + OPEN_SLICE_US);
+      const goal = imported !== undefined ? scenario.duration : cursor;
+      for (let t = 0; t < goal; ) {
+        t = Math.min(goal, t + OPEN_SLICE_US);
         if (tracker === null) timeline.advanceTo(t);
         else tracker.advance(timeline, t);
         const spent = this.env.nowMs() - started;
@@ -239,6 +263,7 @@ export class SimHost {
     this.journal = journal;
     this.scenario = scenario;
     this.imported = imported !== undefined;
+    this.script = new Set(imported !== undefined ? timeline.branches()[0]?.actions : []);
     this.settings = settings;
     this.runId++;
     this.epoch++;
@@ -267,12 +292,21 @@ export class SimHost {
     this.journal = journal;
     this.scenario = lesson.scenario;
     this.imported = true;
+    // A lesson keeps its own script (LessonPlayer.scripted), always.
+    this.script = new Set();
     this.settings = { ...settings, autoplay: false };
     this.runId++;
     this.epoch++;
     this.speed = clampSpeed(settings.speed);
     this.lesson = new LessonPlayer(lesson, timeline, observer, this.lessonControls, scripted);
     this.lesson.start(at);
+  }
+
+  /** Which recorded actions ahead a branch keeps: the run's script, while the user keeps it. */
+  private scriptedFilter(): ((a: TimedAction) => boolean) | undefined {
+    const script = this.script;
+    if (!this.keepScript || script.size === 0) return undefined;
+    return (a) => script.has(a);
   }
 
   private requireLesson(): LessonPlayer {
@@ -388,12 +422,13 @@ export class SimHost {
       epoch: this.epoch,
       opened: this.imported,
       fresh,
-      timeline: timelineView(tl, this.tracker?.scripted),
+      timeline: timelineView(tl, this.lesson === null ? { actions: this.script, keep: this.keepScript } : null),
       settings: this.settings,
       playing: this.playing,
       speed: this.speed,
       journal: this.journal,
       lastStep: this.lastStep,
+      lastStepBack: this.lastStepBack,
     });
     const withScenario = this.tracker === null ? base : { ...base, scenario: this.tracker.view(tl) };
     const view = this.lesson === null ? withScenario : { ...withScenario, lesson: this.lesson.view() };
@@ -431,7 +466,7 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
     return { timeline: new Timeline(sim, scenarioActions(scenario), { ...options, companion: journal }), journal, tracker: null };
   }
   const run = newObservedRun(scenario, observerNeeds(scenario.expect), options);
-  return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer, run.scripted) };
+  return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer) };
 }
 
 /**

@@ -85,7 +85,13 @@ export type ToWorker =
    * user's actions, and its ui.at puts the cursor; `settings` then only says how it is shown
    * (speed, autoplay).
    */
-  | { readonly type: "start"; readonly settings: RunSettings; readonly scenario?: Scenario }
+  | {
+      readonly type: "start";
+      readonly settings: RunSettings;
+      readonly scenario?: Scenario;
+      /** Opens the run at this moment (virtual µs; the address's ?t=): explored up to it, then paused there. Overrides the scenario's ui.at. */
+      readonly at?: number;
+    }
   /**
    * Starts a lesson (a fresh run of its scenario, paused) at step `step` (from 0): the steps
    * before it are played headless, each "your turn" done for the learner.
@@ -112,6 +118,11 @@ export type ToWorker =
   /** The page was hidden (true) or shown again (false): a hidden page costs no CPU. */
   | { readonly type: "hidden"; readonly hidden: boolean }
   | { readonly type: "inspect"; readonly target: InspectTarget }
+  /**
+   * Whether acting in the past keeps the run's scripted actions ahead (the actions a scenario
+   * file or share link opened it with): on by default; off, a branch drops everything ahead.
+   */
+  | { readonly type: "keepScript"; readonly keep: boolean }
   /** Moves the time cursor to virtual time `t` (µs) of the current branch (clamped to what has been explored). Pauses. */
   | { readonly type: "seek"; readonly t: number }
   /** Pauses, then goes back exactly one simulator event. */
@@ -127,6 +138,16 @@ export interface TimedActionView {
   readonly action: Action;
   /** One line, for lists ("crash n2", "pause h1 for 5 s"). */
   readonly text: string;
+  /** One of the run's scripted actions (the scenario file's or share link's), not one taken in this session. */
+  readonly scripted: boolean;
+}
+
+/** The actions a run was opened with (a scenario file's or a share link's): they belong to the run. */
+export interface ScriptView {
+  /** How many there are. */
+  readonly actions: number;
+  /** Acting in the past keeps those still ahead on the new branch (else the branch drops them with the rest of the future). */
+  readonly keep: boolean;
 }
 
 /** "scripted": an action of the opened scenario file itself (not one the user took here). */
@@ -171,6 +192,8 @@ export interface TimelineView {
   readonly actions: readonly TimedActionView[];
   /** There is an earlier event to step back to. */
   readonly canStepBack: boolean;
+  /** The run's script, when it was opened from a scenario file or a share link that has actions (null otherwise, and in a lesson). */
+  readonly script: ScriptView | null;
 }
 
 /** A message that arrived or was lost: one arrow of the space-time diagram. */
@@ -542,8 +565,10 @@ export interface SimView {
   readonly eventsProcessed: number;
   /** Simulator events handled so far: deliveries, timers that fired, actions. Step adds exactly one. */
   readonly eventsHandled: number;
-  /** What the last Step did, one line per trace event (sends and deliveries included); empty after anything else. */
+  /** What the last Step did (or the last Step back undid), one line per trace event (sends and deliveries included); empty after anything else. */
   readonly lastStep: readonly string[];
+  /** lastStep says what the last Step back undid (the event it went back over), not what a Step did. */
+  readonly lastStepBack: boolean;
   /** The lesson being played (?lesson=), if any. */
   readonly lesson?: LessonView;
   /** The scenario a run was opened from (library, file or link) when it has expectations: its story, and its expectations as of the cursor. */

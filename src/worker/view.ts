@@ -329,18 +329,18 @@ function checkerViews(sim: Simulation): CheckerView[] {
 const listsCache = new WeakMap<Timeline, { key: string; markers: TimelineMarker[]; actions: TimedActionView[] }>();
 
 /** The simulator's markers and the user's actions (as markers too), in time order: an action after the events of its moment. */
-function timelineLists(tl: Timeline, scripted?: (a: TimedAction) => boolean): { markers: TimelineMarker[]; actions: TimedActionView[] } {
+function timelineLists(tl: Timeline, script: ReadonlySet<TimedAction> | null): { markers: TimelineMarker[]; actions: TimedActionView[] } {
   const sim = tl.markers;
-  const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}`;
+  const key = `${tl.branchId}|${sim.length}|${sim.at(-1)?.n}|${tl.actions.length}|${script?.size}`;
   const hit = listsCache.get(tl);
   if (hit !== undefined && hit.key === key) return hit;
-  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action) }));
+  const actions = tl.actions.map((a) => ({ at: a.at, action: a.action, text: describeAction(a.action), scripted: script?.has(a) ?? false }));
   const markers: TimelineMarker[] = [];
   const fromSim = (m: (typeof sim)[number]): TimelineMarker => ({ t: m.t, n: m.n, kind: m.kind, label: m.label });
   let i = 0;
   for (const [k, a] of actions.entries()) {
     for (; i < sim.length && (sim[i] as (typeof sim)[number]).t <= a.at; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
-    markers.push({ t: a.at, n: -1 - k, kind: scripted?.(tl.actions[k] as TimedAction) === true ? "scripted" : "action", label: a.text });
+    markers.push({ t: a.at, n: -1 - k, kind: a.scripted ? "scripted" : "action", label: a.text });
   }
   for (; i < sim.length; i++) markers.push(fromSim(sim[i] as (typeof sim)[number]));
   const lists = { key, markers, actions };
@@ -349,8 +349,8 @@ function timelineLists(tl: Timeline, scripted?: (a: TimedAction) => boolean): { 
 }
 
 /** Where the cursor is in the run's history: branches, markers and the branch's user actions. */
-export function timelineView(tl: Timeline, scripted?: (a: TimedAction) => boolean): TimelineView {
-  const { markers, actions } = timelineLists(tl, scripted);
+export function timelineView(tl: Timeline, script: { readonly actions: ReadonlySet<TimedAction>; readonly keep: boolean } | null = null): TimelineView {
+  const { markers, actions } = timelineLists(tl, script?.actions ?? null);
   return {
     branch: tl.branchId,
     branches: tl.branches().map((b) => ({
@@ -367,6 +367,7 @@ export function timelineView(tl: Timeline, scripted?: (a: TimedAction) => boolea
     markersDropped: tl.markersDropped,
     actions,
     canStepBack: tl.canStepBack,
+    script: script === null || script.actions.size === 0 ? null : { actions: script.actions.size, keep: script.keep },
   };
 }
 
@@ -382,6 +383,8 @@ export interface ViewContext {
   readonly speed: number;
   readonly journal: Journal;
   readonly lastStep: readonly string[];
+  /** lastStep is what a Step back undid (default: what a Step did). */
+  readonly lastStepBack?: boolean;
 }
 
 export function viewOf(sim: Simulation, c: ViewContext): SimView {
@@ -430,5 +433,6 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     eventsProcessed: sim.eventsProcessed,
     eventsHandled: sim.eventsHandled,
     lastStep: c.lastStep,
+    lastStepBack: c.lastStepBack ?? false,
   };
 }

@@ -95,6 +95,7 @@ function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {
     eventsProcessed: 0,
     eventsHandled: 0,
     lastStep: [],
+    lastStepBack: false,
     ...over,
   };
 }

@@ -253,7 +253,7 @@ describe("keeping the address honest", () => {
   function view(runId: number, actions: TimedActionView[], opened = false): SimView {
     return { runId, opened, timeline: { branch: 0, actions } } as unknown as SimView;
   }
-  const act = (at: number, text: string): TimedActionView => ({ at, action: { type: "heal" }, text });
+  const act = (at: number, text: string): TimedActionView => ({ at, action: { type: "heal" }, text, scripted: false });
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it("follows the actions (debounced), drops a stale link on a new run, keeps an imported one", async () => {

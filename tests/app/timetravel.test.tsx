@@ -404,8 +404,8 @@ const BRANCHED: TimelineView = timelineFixture({
     marker(6 * S, "rejection", 30, "write by h1 (token 7) rejected"),
   ],
   actions: [
-    { at: 2.4 * S, action: { type: "crash", proc: "n2" }, text: "crash n2" },
-    { at: 8 * S, action: { type: "heal" }, text: "heal" },
+    { at: 2.4 * S, action: { type: "crash", proc: "n2" }, text: "crash n2", scripted: false },
+    { at: 8 * S, action: { type: "heal" }, text: "heal", scripted: false },
   ],
   canStepBack: true,
 });

@@ -12,6 +12,7 @@ export function timelineFixture(over: Partial<TimelineView> = {}): TimelineView 
     markersDropped: 0,
     actions: [],
     canStepBack: false,
+    script: null,
     ...over,
   };
 }
@@ -96,6 +97,7 @@ export function viewFixture(over: Partial<SimView> = {}): SimView {
     eventsProcessed: 0,
     eventsHandled: 0,
     lastStep: [],
+    lastStepBack: false,
     ...over,
   };
 }

@@ -44,6 +44,30 @@ describe("SimHost", () => {
     expect(h.last().lastStep).toEqual([]);
   });
 
+  it("Step back says what it undid: the very lines the Step over that event said, and leaves the run where it was", () => {
+    const h = harness();
+    h.host.handle({ type: "start", settings: settings() });
+    for (let i = 0; i < 40; i++) h.host.handle({ type: "step" });
+    for (let i = 0; i < 10; i++) {
+      h.host.handle({ type: "step" });
+      const stepped = h.last();
+      expect(stepped.lastStepBack).toBe(false);
+      h.host.handle({ type: "stepBack" });
+      const back = h.last();
+      expect(back.lastStepBack).toBe(true);
+      expect(back.eventsHandled).toBe(stepped.eventsHandled - 1);
+      expect(back.lastStep).toEqual(stepped.lastStep);
+      // Undid, and nothing more: stepping forward again gives the same moment.
+      h.host.handle({ type: "step" });
+      expect(h.last().eventsHandled).toBe(stepped.eventsHandled);
+      expect(h.last().traceHash).toBe(stepped.traceHash);
+      expect(h.last().lastStepBack).toBe(false);
+    }
+    h.host.handle({ type: "pause" });
+    expect(h.last().lastStep).toEqual([]);
+    expect(h.last().lastStepBack).toBe(false);
+  });
+
   it("a paused run posts nothing and keeps no timer; playing advances virtual time at the speed", () => {
     const h = harness();
     h.host.handle({ type: "start", settings: settings({ speed: 0.5 }) });

@@ -86,8 +86,11 @@ describe("scenario expectations in the worker", () => {
     expect(kinds(h.last())).toEqual([[2_000_000, "scripted"]]);
     h.host.handle({ type: "seek", t: 1_000_000 });
     h.host.handle({ type: "act", action: { type: "crash", proc: "n1" } });
-    // (Whether the file's later actions stay ahead of an action in the past is the timeline's business, not this test's.)
-    expect(kinds(h.last())[0]).toEqual([1_000_000, "action"]);
+    // The file's own action stays ahead on the new branch, still marked as the script's.
+    expect(kinds(h.last())).toEqual([
+      [1_000_000, "action"],
+      [2_000_000, "scripted"],
+    ]);
   });
 
   it("a run made from the page's settings, or opened from a file without expectations, has no scenario card", () => {
@@ -97,6 +100,7 @@ describe("scenario expectations in the worker", () => {
     const bare = { ...loadScenario("scenarios/lease", "03-gc-pause-fenced.json"), expect: [] };
     h.host.handle({ type: "start", settings, scenario: bare });
     expect(h.last().scenario).toBeUndefined();
-    expect(h.last().timeline.markers.filter((m) => m.n < 0).map((m) => m.kind)).toEqual(["action"]);
+    // The file's actions are still its script (no card, but the slider marks them so).
+    expect(h.last().timeline.markers.filter((m) => m.n < 0).map((m) => m.kind)).toEqual(["scripted"]);
   });
 });

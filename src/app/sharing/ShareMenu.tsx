@@ -10,7 +10,7 @@ import { formatInstant } from "../../core/sim/time";
 import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
 import { useUi } from "../ui";
 import type { ExportKind } from "../../worker/protocol";
-import { trapTab } from "../focusTrap";
+import { trapTab, useFocusBack } from "../focusTrap";
 import { useLab, useLabStore } from "../store";
 import { MAX_SCENARIO_BYTES } from "./link";
 import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
@@ -61,10 +61,13 @@ export function ShareMenu() {
   const open = useUi((u) => u.shareOpen);
   const setOpen = useUi((u) => u.setShareOpen);
   const trigger = useRef<HTMLButtonElement>(null);
-  const close = useCallback(() => {
-    setOpen(false);
-    queueMicrotask(() => trigger.current?.focus());
-  }, [setOpen]);
+  const close = useCallback(() => setOpen(false), [setOpen]);
+  // However the dialog closes (its Close button, Escape, a run opened), focus returns to the button that opened it.
+  const wasOpen = useRef(open);
+  useEffect(() => {
+    if (wasOpen.current && !open) trigger.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
   return (
     <>
       <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
@@ -87,6 +90,8 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   const [pictures, setPictures] = useState(picturesPresent);
   const first = useRef<HTMLButtonElement>(null);
   const keep = useRef<HTMLButtonElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
+  const noteFocus = useFocusBack(busy !== null, dialog, first);
 
   useEffect(() => {
     queueMicrotask(() => first.current?.focus());
@@ -112,6 +117,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   /** Runs one task at a time, reporting failures in the status line. */
   const task = async (name: string, run: () => Promise<void>): Promise<void> => {
     if (busy !== null) return;
+    noteFocus();
     setBusy(name);
     setStatus(`${name}…`);
     setNote(null);
@@ -184,7 +190,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
   const working = busy !== null;
   return (
     <div className="overlay" role="presentation">
-      <div className="dialog share-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
+      <div ref={dialog} className="dialog share-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
         <h2 id={titleId}>{SHARE_NAMES.dialog}</h2>
         <p className="small-print">
           A run is its settings, its seed and your actions at their exact times: the link and the scenario file carry all of them, so they

@@ -9,12 +9,30 @@
  *   #run=… would reopen the wrong run, so it is dropped.
  * The first run's hash is left alone: it is this run's link, or a broken one that the
  * page's notice explains.
+ * - The moment: while the run is paused, MOMENT_DELAY_MS after the cursor last moved the
+ *   query gets &t=SECONDS (the cursor, exact to the µs), so a reload reopens that moment;
+ *   once it plays, t is dropped (it is not rewritten on every frame).
  */
 import type { LabStore } from "../store";
 import type { TimedActionView } from "../../worker/protocol";
+import { momentText } from "../params";
 import { encodeRunHash, runPayloadFromHash } from "./link";
 
 export const URL_SYNC_DELAY_MS = 1000;
+/** The address follows a paused cursor this long after it last moved (ms). */
+export const MOMENT_DELAY_MS = 300;
+
+/** Sets (or with null removes) the query's t, keeping the rest of the address. */
+export function replaceMoment(t: string | null): void {
+  if (typeof window === "undefined") return;
+  const { pathname, search, hash } = window.location;
+  const q = new URLSearchParams(search);
+  if (q.get("t") === t) return;
+  if (t === null) q.delete("t");
+  else q.set("t", t);
+  const query = q.toString();
+  window.history.replaceState(window.history.state, "", `${pathname}${query === "" ? "" : `?${query}`}${hash}`);
+}
 
 
 /** Identity of an action list: the same actions at the same times give the same key. */
@@ -31,7 +49,8 @@ export function replaceHash(hash: string): void {
 }
 
 /** Starts watching the page's store; returns a function that stops. */
-export function startUrlSync(lab: LabStore, delayMs = URL_SYNC_DELAY_MS): () => void {
+export function startUrlSync(lab: LabStore, delayMs = URL_SYNC_DELAY_MS, momentDelayMs = MOMENT_DELAY_MS): () => void {
+  const stopMoment = syncMoment(lab, momentDelayMs);
   let runId: number | null = null;
   let lastActions: readonly TimedActionView[] | null = null;
   let key = "";
@@ -84,6 +103,42 @@ export function startUrlSync(lab: LabStore, delayMs = URL_SYNC_DELAY_MS): () => 
     key = k;
     cancel();
     timer = setTimeout(() => void update(), delayMs);
+  });
+  return () => {
+    cancel();
+    unsubscribe();
+    stopMoment();
+  };
+}
+
+/** Keeps the query's t on the paused cursor (debounced), and drops it while the run plays. */
+function syncMoment(lab: LabStore, delayMs: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let pending: string | null = null;
+  const cancel = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    pending = null;
+  };
+  const unsubscribe = lab.subscribe((s) => {
+    const v = s.view;
+    if (v === null || v.lesson !== undefined || !Number.isFinite(v.now)) return;
+    if (v.playing) {
+      cancel();
+      replaceMoment(null);
+      return;
+    }
+    const t = momentText(v.now);
+    if (t === pending) return;
+    cancel();
+    pending = t;
+    timer = setTimeout(() => {
+      timer = null;
+      pending = null;
+      // Only if the run is still paused there.
+      const now = lab.getState().view;
+      if (now !== null && !now.playing && momentText(now.now) === t) replaceMoment(t);
+    }, delayMs);
   });
   return () => {
     cancel();

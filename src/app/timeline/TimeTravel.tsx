@@ -9,7 +9,7 @@
 import { formatInstant } from "../../core/sim/time";
 import { memo, type RefCallback, useCallback, useEffect, useId, useMemo, useState, useSyncExternalStore } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { BranchView, TimelineMarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
+import type { BranchView, ScriptView, TimelineMarkerKind, SimView, TimedActionView, TimelineMarker, TimelineView, ToWorker } from "../../worker/protocol";
 import { selectCursor, selectSend, useLab } from "../store";
 import { textOn } from "../theme";
 import type { TimeCursor } from "./cursor";
@@ -205,6 +205,7 @@ export function TimeTravelView({ view, send, cursor, kinds, toggleKind, branchNo
         <BranchList timeline={timeline} send={send} timeText={timeText} />
         <ActionList actions={timeline.actions} seek={seek} at={shown} />
       </div>
+      {timeline.script !== null && <KeepScript script={timeline.script} send={send} />}
     </section>
   );
 }
@@ -455,20 +456,45 @@ export function BranchList({
   );
 }
 
-/** The current branch's user actions; each one a button that moves the cursor there. */
+/**
+ * Whether acting in the past keeps the scenario's scripted actions (a file's or a share link's)
+ * ahead on the new branch. On by default: they belong to the run, so "the same story, but with
+ * fencing off" stays the same story.
+ */
+export function KeepScript({ script, send }: { script: ScriptView; send: (msg: ToWorker) => void }) {
+  const id = useId();
+  const n = script.actions;
+  return (
+    <div className="tt-keep-script">
+      <input id={id} type="checkbox" checked={script.keep} onChange={(e) => send({ type: "keepScript", keep: e.target.checked })} />
+      <label htmlFor={id}>
+        Keep the scenario's {n === 1 ? "scripted action" : `${n} scripted actions`} when I act in the past
+      </label>
+      <p className="tt-small">
+        {script.keep
+          ? "A new branch replaces only your own later actions; what the scenario does later (marked “scripted”) still happens."
+          : "A new branch drops everything ahead, the scenario's own actions too."}
+      </p>
+    </div>
+  );
+}
+
+/** The current branch's actions (the user's, and the run's scripted ones); each one a button that moves the cursor there. */
 export function ActionList({ actions, seek, at }: { actions: readonly TimedActionView[]; seek: (t: number) => void; at: number }) {
+  const title = actions.some((a) => a.scripted) ? "Actions on this branch" : "Your actions on this branch";
   return (
     <div className="tt-actions">
-      <h3>Your actions on this branch</h3>
+      <h3>{title}</h3>
       {actions.length === 0 ? (
         <p className="tt-small">None yet. Kill a node, pause a holder or cut the network, and it is listed here.</p>
       ) : (
-        <ol aria-label="Your actions on this branch" className="tt-action-list">
+        <ol aria-label={title} className="tt-action-list">
           {actions.map((a, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: actions of a branch only grow, in order; two may share a time and text
             <li key={i} className={a.at > at ? "ahead" : undefined}>
               <button type="button" className="small" onClick={() => seek(a.at)} title={`Move the cursor to ${formatInstant(a.at)}`}>
                 <span className="tt-action-time">{formatInstant(a.at)}</span> {a.text}
+                {a.scripted && <span className="tt-scripted"> (scripted)</span>}
                 {a.at > at && <span className="tt-ahead"> (ahead)</span>}
               </button>
             </li>
