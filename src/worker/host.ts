@@ -17,6 +17,9 @@ import { stepLine } from "./describe";
 import { exportScenarioText } from "./exporting";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
+import { MomentGate } from "./momentGate";
+import type { Moment } from "./moments";
+import { paceOf } from "./pacing";
 import { type LessonControls, LessonPlayer, newLessonRun } from "./lessonPlayer";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
@@ -58,6 +61,12 @@ export class SimHost {
   private lastStep: readonly string[] = [];
   /** Something changed since the last view was posted. */
   private dirty = false;
+  /** Pause on key moments, play to the next one, slow down around them. */
+  private readonly gate = new MomentGate();
+  /** The key moment playing stopped at, shown until anything else happens. */
+  private pausedBy: Moment | null = null;
+  /** The speed of the last tick (the chosen one, or the automatic slow-down's). */
+  private pace = DEFAULT_SPEED;
   /** The lesson being played (?lesson=), or null for a plain run. */
   private lesson: LessonPlayer | null = null;
   private readonly lessonControls: LessonControls = {
@@ -76,7 +85,10 @@ export class SimHost {
   handle(msg: ToWorker): void {
     // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
     const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export";
-    if (changes) this.lastStep = [];
+    if (changes) {
+      this.lastStep = [];
+      if (msg.type !== "moment-options" && msg.type !== "setSpeed") this.pausedBy = null;
+    }
     try {
       this.dispatch(msg);
     } catch (e) {
@@ -110,7 +122,16 @@ export class SimHost {
         return;
       }
       case "play":
+        this.gate.toNext = false;
         this.play();
+        return;
+      case "play-to-next":
+        this.stop();
+        this.gate.toNext = true;
+        this.play();
+        return;
+      case "moment-options":
+        this.gate.setOptions(msg.pauseOn, msg.autoSlow);
         return;
       case "pause":
         this.stop();
@@ -321,6 +342,7 @@ export class SimHost {
 
   private stop(): void {
     this.playing = false;
+    this.gate.toNext = false;
     this.cancelTimer();
   }
 
@@ -343,15 +365,20 @@ export class SimHost {
     const real = this.env.nowMs();
     const elapsedMs = Math.min(Math.max(real - this.lastRealMs, 0), MAX_TICK_REAL_MS);
     this.lastRealMs = real;
-    const virtualUs = elapsedMs * 1000 * this.speed + this.carryUs;
+    this.pace = this.gate.autoSlow ? paceOf(sim, this.speed, this.journal.moments.latest()) : this.speed;
+    const virtualUs = elapsedMs * 1000 * this.pace + this.carryUs;
     const wholeUs = Math.floor(virtualUs);
     this.carryUs = virtualUs - wholeUs;
     const violationsBefore = sim.violations.length;
     const lesson = this.lesson;
+    // A lesson's own steps are not paused on moments (exploring from it is the free lab).
+    const gate = lesson === null || lesson.view().exploringFrom !== null ? this.gate : null;
+    const moments = this.journal.moments;
+    gate?.begin(moments);
     try {
       // Stops at the very event that broke an invariant, so the screen shows that moment (and, in a lesson, at the event that ends a step).
       const to = Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
-      tl.advanceTo(to, () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false));
+      tl.advanceTo(to, () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false) || (gate?.reached(moments) ?? false));
       lesson?.afterAdvance();
     } catch (e) {
       this.stop();
@@ -359,6 +386,10 @@ export class SimHost {
     }
     // The UI pauses on a violation so the user can look at it.
     if (sim.violations.length > violationsBefore || sim.halted) this.stop();
+    if (gate?.hit != null && this.playing) {
+      this.pausedBy = gate.hit;
+      this.stop();
+    }
     this.dirty = true;
     this.publish();
     if (this.playing) this.schedule();
@@ -382,6 +413,8 @@ export class SimHost {
       speed: this.speed,
       journal: this.journal,
       lastStep: this.lastStep,
+      pausedBy: this.pausedBy,
+      pace: this.playing ? this.pace : this.speed,
     });
     const view = this.lesson === null ? base : { ...base, lesson: this.lesson.view() };
     this.env.post({ type: "view", view });

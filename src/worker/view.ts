@@ -8,6 +8,7 @@ import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage } from "./describe";
 import type { Journal } from "./journal";
+import type { Moment } from "./moments";
 import {
   type CheckerView,
   dropWindowUs,
@@ -350,6 +351,9 @@ export interface ViewContext {
   readonly speed: number;
   readonly journal: Journal;
   readonly lastStep: readonly string[];
+  readonly pausedBy?: Moment | null;
+  /** The speed time moves at now (automatic slow-down); the chosen speed when absent. */
+  readonly pace?: number;
 }
 
 export function viewOf(sim: Simulation, c: ViewContext): SimView {
@@ -397,5 +401,8 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     eventsProcessed: sim.eventsProcessed,
     eventsHandled: sim.eventsHandled,
     lastStep: c.lastStep,
+    moments: c.journal.moments.moments().slice(),
+    pausedBy: c.pausedBy ?? null,
+    pace: c.pace ?? c.speed,
   };
 }
