@@ -47,11 +47,11 @@ test("pause on a rejected write: the run stops at it, and the ring says ⊘ toke
   await pauseOnceLoaded(page);
   await expect(page.getByRole("button", { name: "Play", exact: true })).toBeVisible();
 
-  await page.getByText("Pause on", { exact: true }).click();
+  await page.getByText("Pause on ▾", { exact: true }).click();
   await page.getByRole("checkbox", { name: "a rejected write" }).check();
   await expect(page.getByRole("checkbox", { name: "Slow down around lease events (faster between them)" })).toBeChecked();
   await shot(page, "moments-01-pause-on-menu");
-  await page.getByText("Pause on (1)", { exact: true }).click();
+  await page.getByText("Pause on (1) ▾", { exact: true }).click();
 
   await page.getByRole("button", { name: "Play", exact: true }).click();
   const status = page.getByTestId("moment-status");

@@ -1,7 +1,7 @@
 /**
  * The ring's key moments (worker/moments.ts), loud enough for a projector: the process it
  * happened at flashes, and a callout beside it says what happened in a few words ("⊘ token
- * 4 < 34" above the storage, "✓ granted, token 35" above a holder, "⌛ lock expired" above
+ * 4 < 34" above the storage, "✓ granted, token 35" above a holder, "✕ lock expired" above
  * the leader). Shown for a few seconds of real time, or until the next moment; while the
  * run is paused at (or just after) the moment, it stays.
  */
@@ -22,7 +22,7 @@ const MAIN_PX = 20;
 const SUB_PX = 14;
 const PAD = 7;
 
-/** The callout's words: a glyph and short words, and a smaller line (or "") under them. */
+/** The callout's words: a glyph (those the lease timeline's legend uses, in every font) and short words, and a smaller line (or "") under them. */
 export function calloutWords(m: Pick<Moment, "kind" | "short">): { main: string; sub: string } | null {
   const k: MomentKind = m.kind;
   switch (k) {
@@ -31,13 +31,13 @@ export function calloutWords(m: Pick<Moment, "kind" | "short">): { main: string;
     case "lease-granted":
       return { main: `✓ ${m.short}`, sub: "" };
     case "lease-expired":
-      return { main: `⌛ ${m.short}`, sub: "" };
+      return { main: `✕ ${m.short}`, sub: "" };
     case "lease-lost":
       return { main: `✕ ${m.short}`, sub: "" };
     case "jeopardy":
       return { main: `⚠ ${m.short}`, sub: "" };
     case "grace":
-      return { main: `⏳ ${m.short}`, sub: "" };
+      return { main: `◔ ${m.short}`, sub: "" };
     case "renewed-in-grace":
       return { main: `✓ ${m.short}`, sub: "" };
     case "leader-elected":
