@@ -4,6 +4,7 @@ import { useId } from "react";
 import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
+import { MomentControls, MomentStatus } from "./MomentControls";
 import { requestReset } from "./ResetDialog";
 import { selectSend, useLab, useLabStore } from "./store";
 import { useUi } from "./ui";
@@ -81,9 +82,12 @@ export function Toolbar() {
           <Icon d="M8 2 A6 6 0 1 1 2 8 H4 A4 4 0 1 0 8 4 V6 L4 3 L8 0 Z" />
           Reset
         </button>
+        <MomentControls />
       </div>
       <div className="toolbar-group speed">
-        <label htmlFor={speedId}>Speed</label>
+        <label htmlFor={speedId} title="Keys: - slower, = faster">
+          Speed
+        </label>
         <input
           id={speedId}
           type="range"
@@ -132,6 +136,7 @@ export function Toolbar() {
           {classroom ? "Leave classroom" : "Classroom"}
         </button>
       </div>
+      <MomentStatus />
     </section>
   );
 }

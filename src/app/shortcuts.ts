@@ -1,6 +1,7 @@
 /** Keyboard shortcuts: one table drives both the key handler and the help overlay. */
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
+import { stepSpeed } from "./pace";
 import { requestReset } from "./ResetDialog";
 import type { LabState, Selection } from "./store";
 import { jumpToMarker } from "./timeline/timelineUi";
@@ -18,6 +19,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: "Space", does: "Play or pause" },
   { keys: "S", does: "Step: process exactly one event" },
   { keys: "B", does: "Step back: go back exactly one event, and say what it undid" },
+  { keys: "N", does: "Next moment: play until the next key moment (a rejected write, an expiry, a new grant, jeopardy or grace) and stop there" },
+  { keys: "- / =", does: "Slower / faster (0.01× … 2×)" },
   { keys: "[", does: "Previous marker on the time slider (of the kinds shown: elections, expiries, rejections, violations, your actions)" },
   { keys: "]", does: "Next marker on the time slider" },
   { keys: "R", does: "Reset: start this run again from time zero (asks first if you would lose your actions or branches)" },
@@ -58,6 +61,14 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
       return true;
     case "b":
       if (view.timeline.canStepBack) lab.send({ type: "stepBack" });
+      return true;
+    case "n":
+      if (!view.halted) lab.send({ type: "play-to-next" });
+      return true;
+    case "-":
+    case "=":
+    case "+":
+      lab.send({ type: "setSpeed", speed: stepSpeed(view.speed, key === "-" ? -1 : 1) });
       return true;
     case "[":
       jumpToMarker(view, -1, lab.cursor);

@@ -1,6 +1,7 @@
 /** Starts the simulation worker and connects it to the page's store. Returns a function that stops it. */
 import type { FromWorker, RunSettings, ToWorker } from "../worker/protocol";
 import type { Scenario } from "../core/scenario/schema";
+import { momentOptionsMessage, useMomentOptions } from "./pace";
 import type { LabStore } from "./store";
 
 /** The first message to the worker: a plain run, or a link's scenario with its cursor. */
@@ -36,6 +37,8 @@ export function connectSimulation(
   });
   const send = (msg: ToWorker): void => worker.postMessage(msg);
   lab.setState({ settings, notices, view: null, liveView: null, error: null, send });
+  // Pause-on and the automatic slow-down first, so an autoplaying run starts with them.
+  send(momentOptionsMessage(useMomentOptions.getState()));
   send(first ?? startMessage(settings, run, at));
   // A hidden tab costs nothing: the worker stops advancing until the page is shown again.
   const onVisibility = (): void => send({ type: "hidden", hidden: document.visibilityState === "hidden" });

@@ -21,6 +21,9 @@ import { inspect } from "./inspect";
 import { Journal } from "./journal";
 import { type LessonControls, LessonPlayer, newLessonRun, newObservedRun } from "./lessonPlayer";
 import { observerNeeds } from "../core/scenario/observer";
+import { MomentGate } from "./momentGate";
+import type { Moment } from "./moments";
+import { paceOf } from "./pacing";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
@@ -70,6 +73,12 @@ export class SimHost {
   private lastStepBack = false;
   /** Something changed since the last view was posted. */
   private dirty = false;
+  /** Pause on key moments, play to the next one, slow down around them. */
+  private readonly gate = new MomentGate();
+  /** The key moment playing stopped at, shown until anything else happens. */
+  private pausedBy: Moment | null = null;
+  /** The speed of the last tick (the chosen one, or the automatic slow-down's). */
+  private pace = DEFAULT_SPEED;
   /** The lesson being played (?lesson=), or null for a plain run. */
   private lesson: LessonPlayer | null = null;
   /** An opened scenario's expectations, checked as the run goes (null for a run made from the page's settings, and in a lesson). */
@@ -93,6 +102,7 @@ export class SimHost {
     if (changes) {
       this.lastStep = [];
       this.lastStepBack = false;
+      if (msg.type !== "moment-options" && msg.type !== "setSpeed") this.pausedBy = null;
     }
     try {
       this.dispatch(msg);
@@ -127,7 +137,16 @@ export class SimHost {
         return;
       }
       case "play":
+        this.gate.toNext = false;
         this.play();
+        return;
+      case "play-to-next":
+        this.stop();
+        this.gate.toNext = true;
+        this.play();
+        return;
+      case "moment-options":
+        this.gate.setOptions(msg.pauseOn, msg.autoSlow);
         return;
       case "pause":
         this.stop();
@@ -365,6 +384,7 @@ export class SimHost {
 
   private stop(): void {
     this.playing = false;
+    this.gate.toNext = false;
     this.cancelTimer();
   }
 
@@ -387,15 +407,20 @@ export class SimHost {
     const real = this.env.nowMs();
     const elapsedMs = Math.min(Math.max(real - this.lastRealMs, 0), MAX_TICK_REAL_MS);
     this.lastRealMs = real;
-    const virtualUs = elapsedMs * 1000 * this.speed + this.carryUs;
+    this.pace = this.gate.autoSlow ? paceOf(sim, this.speed, this.journal.moments.latest()) : this.speed;
+    const virtualUs = elapsedMs * 1000 * this.pace + this.carryUs;
     const wholeUs = Math.floor(virtualUs);
     this.carryUs = virtualUs - wholeUs;
     const violationsBefore = sim.violations.length;
     const lesson = this.lesson;
+    // A lesson's own steps are not paused on moments (exploring from it is the free lab).
+    const gate = lesson === null || lesson.view().exploringFrom !== null ? this.gate : null;
+    const moments = this.journal.moments;
+    gate?.begin(moments);
     try {
       // Stops at the very event that broke an invariant, so the screen shows that moment (and, in a lesson, at the event that ends a step).
       const to = Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
-      const stopWhen = () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false);
+      const stopWhen = () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false) || (gate?.reached(moments) ?? false);
       if (this.tracker === null) tl.advanceTo(to, stopWhen);
       else this.tracker.advance(tl, to, stopWhen);
       lesson?.afterAdvance();
@@ -405,6 +430,10 @@ export class SimHost {
     }
     // The UI pauses on a violation so the user can look at it.
     if (sim.violations.length > violationsBefore || sim.halted) this.stop();
+    if (gate?.hit != null && this.playing) {
+      this.pausedBy = gate.hit;
+      this.stop();
+    }
     this.dirty = true;
     this.publish();
     if (this.playing) this.schedule();
@@ -429,6 +458,8 @@ export class SimHost {
       journal: this.journal,
       lastStep: this.lastStep,
       lastStepBack: this.lastStepBack,
+      pausedBy: this.pausedBy,
+      pace: this.playing ? this.pace : this.speed,
     });
     const withScenario = this.tracker === null ? base : { ...base, scenario: this.tracker.view(tl) };
     const view = this.lesson === null ? withScenario : { ...withScenario, lesson: this.lesson.view() };

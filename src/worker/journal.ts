@@ -20,6 +20,7 @@ import {
 } from "./protocol";
 import type { SharedPart } from "../core/replay/timeline";
 import { ChunkedHistory, type ChunkedHistoryState, messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker } from "./chunkedHistory";
+import { MomentTracker } from "./moments";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
 const MAX_PENDING_LINES = 2000;
@@ -131,6 +132,8 @@ interface JournalState {
   readonly log: ChunkedHistory<EventLine>;
   readonly messages: ChunkedHistory<DiagramMessage, PackedMessages>;
   readonly marks: ChunkedHistory<DiagramMark>;
+  /** The key moments (moments.ts). */
+  readonly moments: MomentTracker;
 }
 
 /** A journal's state as a time-travel snapshot keeps it: never changed afterwards; its histories' chunks are shared with other saved copies. */
@@ -144,6 +147,7 @@ interface SavedJournal {
   readonly log: ChunkedHistoryState<EventLine, readonly EventLine[]>;
   readonly messages: ChunkedHistoryState<DiagramMessage, PackedMessages>;
   readonly marks: ChunkedHistoryState<DiagramMark, readonly DiagramMark[]>;
+  readonly moments: ReturnType<MomentTracker["save"]>;
 }
 
 function emptyState(): JournalState {
@@ -157,6 +161,7 @@ function emptyState(): JournalState {
     log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
     messages: new ChunkedHistory(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
     marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
+    moments: new MomentTracker(),
   };
 }
 
@@ -213,6 +218,7 @@ export class Journal {
       log: s.log.save(),
       messages: s.messages.save(),
       marks: s.marks.save(),
+      moments: s.moments.save(),
     };
     return saved;
   }
@@ -231,6 +237,7 @@ export class Journal {
     st.log.load(s.log);
     st.messages.load(s.messages);
     st.marks.load(s.marks);
+    st.moments.load(s.moments);
     this.st = st;
   }
 
@@ -241,7 +248,7 @@ export class Journal {
    */
   savedBytes(saved: unknown): { own: number; shared: SharedPart[] } {
     const s = saved as SavedJournal;
-    let own = s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * MESSAGE_BYTES + s.holders.size * 200;
+    let own = s.moments.recent.length * LINE_BYTES + s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * MESSAGE_BYTES + s.holders.size * 200;
     for (const h of s.leases.values()) own += (h.leaderSpans.length + h.holderSpans.length) * 120 + h.marks.length * 8;
     const shared: SharedPart[] = [...s.seen.frozen];
     for (const r of [this.st.log.savedBytes(s.log), this.st.messages.savedBytes(s.messages), this.st.marks.savedBytes(s.marks)]) {
@@ -274,7 +281,13 @@ export class Journal {
     };
   }
 
+  /** The key moments up to now (moments.ts). */
+  get moments(): MomentTracker {
+    return this.st.moments;
+  }
+
   private observe(e: TraceEvent): void {
+    this.st.moments.observe(e);
     switch (e.kind) {
       case "send":
         this.st.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });

@@ -14,6 +14,9 @@ import type { ClockState } from "../core/sim/clock";
 import type { Lesson } from "../core/lesson/schema";
 import type { Scenario } from "../core/scenario/schema";
 import type { Action, ProcStatus } from "../core/sim/sim";
+import type { Moment, PauseKind } from "./moments";
+
+export type { Moment, MomentKind, PauseKind } from "./moments";
 
 /** What a run is made of. Everything else comes from defaultConfig(). */
 export interface RunSettings {
@@ -129,6 +132,13 @@ export type ToWorker =
   | { readonly type: "stepBack" }
   /** Makes another branch current, at its end (the furthest point it was explored to). Pauses. */
   | { readonly type: "switchBranch"; readonly branch: number }
+  /**
+   * How playing treats key moments (moments.ts): pause at those of these groups, and slow
+   * down around lease events (faster between them). Kept across runs.
+   */
+  | { readonly type: "moment-options"; readonly pauseOn: readonly PauseKind[]; readonly autoSlow: boolean }
+  /** Plays until the next key moment of the pause groups chosen (of any group when none is), and stops at its event. */
+  | { readonly type: "play-to-next" }
   /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
   | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
 
@@ -573,6 +583,12 @@ export interface SimView {
   readonly lesson?: LessonView;
   /** The scenario a run was opened from (library, file or link) when it has expectations: its story, and its expectations as of the cursor. */
   readonly scenario?: ScenarioRunView;
+  /** The newest key moments up to the cursor, oldest first (bounded). */
+  readonly moments?: readonly Moment[];
+  /** The key moment the player stopped at (pause-on or play-to-next), until it plays or moves again. */
+  readonly pausedBy?: Moment | null;
+  /** The speed time moves at right now: the chosen one, or slower/faster around lease events (automatic slow-down). */
+  readonly pace?: number;
 }
 
 export type FromWorker =
@@ -601,6 +617,8 @@ export function dropWindowUs(speed: number): number {
 
 /** Speeds offered in the UI, in virtual seconds per real second (a log scale). */
 export const SPEEDS: readonly number[] = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
+/** The steps the speed keys go through. */
+export const SPEED_STEPS: readonly number[] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2];
 export const DEFAULT_SPEED = 0.05;
 export const MIN_SPEED = 0.001;
 export const MAX_SPEED = 10;

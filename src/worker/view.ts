@@ -10,6 +10,7 @@ import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage, entryKind } from "./describe";
 import type { Journal } from "./journal";
+import type { Moment } from "./moments";
 import {
   type CheckerView,
   type ClientView,
@@ -385,6 +386,9 @@ export interface ViewContext {
   readonly lastStep: readonly string[];
   /** lastStep is what a Step back undid (default: what a Step did). */
   readonly lastStepBack?: boolean;
+  readonly pausedBy?: Moment | null;
+  /** The speed time moves at now (automatic slow-down); the chosen speed when absent. */
+  readonly pace?: number;
 }
 
 export function viewOf(sim: Simulation, c: ViewContext): SimView {
@@ -434,5 +438,8 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     eventsHandled: sim.eventsHandled,
     lastStep: c.lastStep,
     lastStepBack: c.lastStepBack ?? false,
+    moments: c.journal.moments.moments().slice(),
+    pausedBy: c.pausedBy ?? null,
+    pace: c.pace ?? c.speed,
   };
 }

@@ -1,30 +1,34 @@
 import { describe, expect, it } from "vitest";
 import { captionOf, classroomPanels, latestMoment } from "../../src/app/classroom/moment";
-import type { TimelineMarker } from "../../src/worker/protocol";
+import type { Moment } from "../../src/worker/moments";
 
-const m = (t: number, kind: TimelineMarker["kind"], label: string): TimelineMarker => ({ t, n: t, kind, label });
-const markers = [m(200_000, "election", "n3 leads term 1"), m(2_500_000, "rejection", "write by h1 (token 7) rejected"), m(2_600_000, "action", "crash n1")];
+const m = (t: number, kind: Moment["kind"], text: string): Moment => ({ t, n: t, kind, procs: ["h1"], at: "h1", short: "", text });
+const moments = [
+  m(200_000, "leader-elected", "n3 was elected leader for term 1."),
+  m(2_500_000, "write-rejected", "The storage rejected h1's write: its token 2 is older than the 11 the storage has already seen."),
+];
 
 describe("classroom mode", () => {
-  it("captions the newest moment at or before the cursor, not the user's own actions nor the future", () => {
-    expect(latestMoment(markers, 100_000)).toBeNull();
-    expect(latestMoment(markers, 2_499_999)?.kind).toBe("election");
-    expect(latestMoment(markers, 9_000_000)?.kind).toBe("rejection");
-    expect(captionOf(latestMoment(markers, 9_000_000))).toBe(
-      "At 2.500 s: The storage rejected a stale write: write by h1 (token 7) rejected.",
+  it("captions the newest moment at or before the cursor, in its own sentence", () => {
+    expect(latestMoment(moments, 100_000)).toBeNull();
+    expect(latestMoment(moments, 2_499_999)?.kind).toBe("leader-elected");
+    expect(latestMoment(moments, 9_000_000)?.kind).toBe("write-rejected");
+    expect(captionOf(latestMoment(moments, 9_000_000))).toBe(
+      "At 2.500 s: The storage rejected h1's write: its token 2 is older than the 11 the storage has already seen.",
     );
     expect(captionOf(null)).toContain("Nothing notable yet");
   });
 
   it("puts the panel the moment is about beside the cluster, then the lease story, two at most", () => {
-    expect(classroomPanels(null, markers[1] as TimelineMarker, 2)).toEqual(["storage", "lease-timeline"]);
-    expect(classroomPanels(null, markers[0] as TimelineMarker, 2)).toEqual(["log", "lease-timeline"]);
+    expect(classroomPanels(null, moments[1] as Moment, 2)).toEqual(["storage", "lease-timeline"]);
+    expect(classroomPanels(null, moments[0] as Moment, 2)).toEqual(["log", "lease-timeline"]);
+    expect(classroomPanels(null, m(1, "jeopardy", "x"), 2)).toEqual(["holders", "lease-timeline"]);
     expect(classroomPanels(null, null, 2)).toEqual(["lease-timeline", "storage"]);
     expect(classroomPanels(null, null, 1)).toEqual(["lease-timeline"]);
   });
 
   it("in a lesson, shows the panels the step points at and nothing else", () => {
     expect(classroomPanels({ kind: "narrate", text: "x", highlight: [{ panel: "storage" }] }, null, 1)).toEqual(["storage"]);
-    expect(classroomPanels({ kind: "narrate", text: "x" }, markers[1] as TimelineMarker, 1)).toEqual([]);
+    expect(classroomPanels({ kind: "narrate", text: "x" }, moments[1] as Moment, 1)).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ const PANEL: Partial<Record<PanelId, () => ReactNode>> = {
 export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
   const index = useLab((s) => s.view?.lesson?.index ?? null);
   const exploring = useLab((s) => (s.view?.lesson?.exploringFrom ?? null) !== null);
-  const moment = useLab((s) => (s.view === null ? null : latestMoment(s.view.timeline.markers, s.view.now)));
+  const moment = useLab((s) => (s.view === null ? null : latestMoment(s.view.moments ?? [], s.view.now)));
   const step = lesson === undefined || index === null || exploring ? null : ((lesson.lesson.steps[index] as LessonStep | undefined) ?? null);
   // In a lesson the card takes most of the side: one panel, the one the step points at.
   const panels = lesson !== undefined && !exploring ? classroomPanels(step, null, 1) : classroomPanels(null, moment, 2);

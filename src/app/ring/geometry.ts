@@ -172,10 +172,11 @@ export const LEAD_MS = 250;
  * time plus the real time since it arrived, at the view's speed, but never more than
  * LEAD_MS of real time ahead (if views stop arriving, the picture stops too).
  */
-export function displayNow(view: Pick<SimView, "now" | "speed" | "playing">, receivedAtMs: number, perfNowMs: number): number {
+export function displayNow(view: Pick<SimView, "now" | "speed" | "playing" | "pace">, receivedAtMs: number, perfNowMs: number): number {
   if (!view.playing) return view.now;
   const realMs = Math.min(Math.max(0, perfNowMs - receivedAtMs), LEAD_MS);
-  return view.now + realMs * view.speed * 1000;
+  // The pace: the speed time moves at now (slower around lease events, faster between them).
+  return view.now + realMs * (view.pace ?? view.speed) * 1000;
 }
 
 /** Share of the way from send to delivery, clamped to [0, 1]. */

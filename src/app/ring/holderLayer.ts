@@ -164,8 +164,11 @@ export function createStorageLayer(gStorage: Group, select: (t: InspectTarget) =
         g.append("text").attr("class", "storage-kind").attr("y", 2).text("storage");
         g.append("text").attr("class", "storage-id").attr("y", 20);
         g.append("text").attr("class", "fencing").attr("y", 56);
-        g.append("text").attr("class", "counts").attr("y", 72).attr("aria-hidden", "true");
-        g.append("text").attr("class", "status").attr("y", 88).attr("aria-hidden", "true");
+        // The tallies on two lines (readable from the back row, and inside the viewBox at the ring's right edge).
+        const counts = g.append("text").attr("class", "counts").attr("aria-hidden", "true");
+        counts.append("tspan").attr("class", "ok-count").attr("x", 0).attr("y", 73);
+        counts.append("tspan").attr("class", "rejected-count").attr("x", 0).attr("y", 89);
+        g.append("text").attr("class", "status").attr("y", 105).attr("aria-hidden", "true");
         return g;
       });
     if (p === undefined) return;
@@ -183,9 +186,15 @@ export function createStorageLayer(gStorage: Group, select: (t: InspectTarget) =
     storageSel.select<SVGTextElement>(".fencing").each(function (d) {
       setText(this, d.fencing ? "✓ fencing on" : "✕ fencing off");
     });
-    storageSel.select<SVGTextElement>(".counts").each(function (d) {
-      setText(this, `${d.accepted} ok · ${d.rejected} rejected`);
+    storageSel.select<SVGTSpanElement>(".ok-count").each(function (d) {
+      setText(this, `${d.accepted} ok`);
     });
+    storageSel
+      .select<SVGTSpanElement>(".rejected-count")
+      .classed("rejected-some", (d) => d.rejected > 0)
+      .each(function (d) {
+        setText(this, `${d.rejected > 0 ? "⊘ " : ""}${d.rejected} rejected`);
+      });
   }
 
   function frameStorage(now: number): void {

@@ -21,6 +21,7 @@ import { clientIdsOf, computeLayout, displayNow, LEAD_MS, layoutKey, networkCapt
 import { createHolderLayer, createStorageLayer } from "./holderLayer";
 import { NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { createDropLayer, createMessageLayer } from "./messageLayer";
+import { createMomentLayer } from "./momentLayer";
 import { createNetworkLayer } from "./networkLayer";
 import { createNodeLayer } from "./nodeLayer";
 
@@ -72,6 +73,8 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
   const storage = group("ring-storage", false);
   const drops = group("ring-drops");
   const netLabels = group("ring-net-labels");
+  // Key moments on top of everything: a flash and a callout (momentLayer.ts).
+  const moments = group("ring-moments");
   const caption = group("ring-caption").append("text").attr("class", "caption").attr("x", 8).attr("y", 18);
   const select = (t: InspectTarget): void => callbacks.select(t);
   const layers: readonly RingLayer[] = [
@@ -81,6 +84,7 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
     createStorageLayer(storage, select),
     createMessageLayer(msgs, { select, focus: (id) => callbacks.focus?.(id) }),
     createDropLayer(drops),
+    createMomentLayer(moments),
   ];
   return { root, caption, layers };
 }
