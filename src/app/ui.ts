@@ -6,6 +6,8 @@ import type { LabStore } from "./store";
 
 export const ZOOMS: readonly number[] = [1, 1.25, 1.5];
 
+export type RingView = "all" | "lease";
+
 export interface UiState {
   readonly settingsOpen: boolean;
   readonly helpOpen: boolean;
@@ -15,6 +17,9 @@ export interface UiState {
   readonly courseView: "welcome" | "course" | "glossary" | null;
   /** Presenter zoom: the root font size scales by this. */
   readonly zoom: number;
+  /** What the cluster ring draws: every message, or only the lease story (no Raft or key-value traffic). */
+  readonly ringView: RingView;
+  readonly setRingView: (v: RingView) => void;
   readonly openSettings: () => void;
   readonly closeSettings: () => void;
   readonly toggleHelp: () => void;
@@ -52,6 +57,8 @@ export const useUi = create<UiState>()((set, get) => ({
   shareOpen: false,
   courseView: null,
   zoom: 1,
+  ringView: "all",
+  setRingView: (ringView) => set({ ringView }),
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),
