@@ -48,7 +48,7 @@ describe("message label placement", () => {
     for (const [id, p] of a) {
       const w = wishes.find((x) => x.id === id) as LabelWish;
       expect(p.box.x).toBeCloseTo(w.at.x + p.dx, 6);
-      expect(Math.hypot(p.dx, p.dy)).toBeLessThan(textSize(w.text).w + 40);
+      expect(Math.hypot(p.dx, p.dy)).toBeLessThan(textSize(w.text).w + 90);
     }
   });
 

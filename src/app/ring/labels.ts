@@ -71,6 +71,17 @@ function candidates(w: number, h: number): Pt[] {
     { x: -gap - w, y: up - h },
     { x: gap, y: down + h },
     { x: -gap - w, y: down + h },
+    // Farther out, for a dot just leaving or reaching a process (its text takes the near spots).
+    ...[40, 72].flatMap((far) => [
+      { x: far, y: up },
+      { x: far, y: down },
+      { x: -far - w, y: up },
+      { x: -far - w, y: down },
+      { x: far, y: 0 },
+      { x: -far - w, y: 0 },
+    ]),
+    { x: -w / 2, y: -(2 * h + 10) },
+    { x: -w / 2, y: 2 * h + 10 },
   ];
 }
 
@@ -110,15 +121,16 @@ export const FIXED_FONT = { clock: 12.5, status: 12.5, clientCaption: 12.5 } as 
  * clock and drift lines below it; each holder box with its countdown line; the storage with
  * its captions; the clients and their caption. Conservative (a bit larger than drawn).
  */
-export function fixedObstacles(L: RingLayout): Box[] {
+export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number>): Box[] {
   const out: Box[] = [];
-  for (const p of L.places.values()) {
+  for (const [id, p] of L.places) {
     if (p.kind === "node") {
       const r = L.nodeRadius + 8;
-      // The crown rises 21 above the body; three text lines below (status, clock, drift).
+      // The crown rises 21 above the body; up to three text lines below (status, clock, drift).
       out.push({ x: p.x - r, y: p.y - L.nodeRadius - 24, w: 2 * r, h: 2 * r + 16 });
       const w = textSize("clock 000.000 s", FIXED_FONT.clock).w;
-      out.push({ x: p.x - w / 2, y: p.y + L.nodeRadius + 12, w, h: 3 * 15 + 6 });
+      const n = lines?.get(id) ?? 3;
+      out.push({ x: p.x - w / 2, y: p.y + L.nodeRadius + 12, w, h: n * 16 + 2 });
     } else if (p.kind === "holder") {
       const { w, h } = L.holderSize;
       out.push({ x: p.x - w / 2 - 4, y: p.y - h / 2 - 4, w: w + 8, h: h + 8 + 18 });
@@ -133,6 +145,11 @@ export function fixedObstacles(L: RingLayout): Box[] {
   const cap = clientCaption(L);
   if (cap !== null) out.push(textBox(cap.x, cap.y, cap.text, FIXED_FONT.clientCaption, "start"));
   return out;
+}
+
+/** How many text lines each node has below it (clock; status when not up or not a member; drift when it drifts). */
+export function nodeLines(nodes: readonly { readonly id: string; readonly status: string; readonly member: boolean; readonly driftPpm: number }[]): Map<string, number> {
+  return new Map(nodes.map((n) => [n.id, 1 + (n.status !== "up" || !n.member ? 1 : 0) + (n.driftPpm !== 0 ? 1 : 0)]));
 }
 
 /** The "clients" caption above the client column, or null without clients. */

@@ -19,7 +19,7 @@ import { createFrames } from "../draw/frames";
 import { OKABE_ITO } from "../theme";
 import { clientIdsOf, computeLayout, displayNow, LEAD_MS, layoutKey, networkCaption, type RingLayout } from "./geometry";
 import { createHolderLayer, createStorageLayer } from "./holderLayer";
-import { fixedObstacles } from "./labels";
+import { fixedObstacles, nodeLines } from "./labels";
 import { NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { createDropLayer, createMessageLayer } from "./messageLayer";
 import { createNetworkLayer } from "./networkLayer";
@@ -101,7 +101,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     if (view === null) return;
     const now = displayNow(view, received, perfNow);
     // The text already on the drawing; each layer that places words keeps off it and adds its own.
-    const board = layout === null ? [] : fixedObstacles(layout);
+    const board = layout === null ? [] : fixedObstacles(layout, nodeLines(view.nodes));
     for (const l of layers) l.frame(view, now, clocks, board);
   }
 
