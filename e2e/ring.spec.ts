@@ -69,22 +69,24 @@ function overlaps(ts: readonly TextBox[]): string[] {
   return bad;
 }
 
-for (const [w, h] of [
-  [1920, 1080],
-  [1280, 720],
+for (const [w, h, name, query, holders] of [
+  [1920, 1080, "default", "?seed=3&speed=0.1&holders=3", 3],
+  [1280, 720, "default", "?seed=3&speed=0.1&holders=3", 3],
+  [1920, 1080, "crowded", "?seed=5&speed=0.1&nodes=7&holders=6&clients=4", 6],
+  [1280, 720, "crowded", "?seed=5&speed=0.1&nodes=7&holders=6&clients=4", 6],
 ] as const) {
-  test(`${w}×${h}: no ring text covers another while the cluster runs with holders`, async ({ page }) => {
+  test(`${w}×${h}, ${name}: no ring text covers another while the cluster runs with holders`, async ({ page }) => {
     const errors = watchErrors(page);
     await page.setViewportSize({ width: w, height: h });
-    await page.goto("/?seed=3&speed=0.1&holders=3");
-    await expect(page.locator(".ring-svg g.holder")).toHaveCount(3);
+    await page.goto(query);
+    await expect(page.locator(".ring-svg g.holder")).toHaveCount(holders);
     let labelled = 0;
     for (let k = 0; k < 8; k++) {
       await page.waitForTimeout(k === 0 ? 1500 : 700);
       const ts = await ringTexts(page);
       labelled += ts.filter((t) => t.cls.includes("mlabel")).length;
       expect(overlaps(ts), `moment ${k}`).toEqual([]);
-      if (k === 3) await shot(page, `ring-after-${w}`);
+      if (k === 3) await shot(page, `ring-after-${name}-${w}`);
     }
     // Messages were labelled: the check above is not vacuous.
     expect(labelled).toBeGreaterThan(0);

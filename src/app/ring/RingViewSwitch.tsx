@@ -4,6 +4,7 @@
  * page's UI store (ui.ts), so the drawing and this control agree.
  */
 import { type RingView, useUi } from "../ui";
+import "./RingViewSwitch.css";
 
 const VIEWS: readonly { view: RingView; text: string; title: string }[] = [
   { view: "all", text: "All messages", title: "Draw every message: Raft's votes, appends and heartbeats too" },

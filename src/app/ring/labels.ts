@@ -53,8 +53,18 @@ export interface PlacedLabel {
   readonly box: Box;
 }
 
+/** Labels of at least this priority may sit farther from their dot (lease and storage messages, the focused one). */
+export const FAR_FROM = 1;
+
+/** The point of a placed label's box nearest its dot (relative to the dot), for a leader line; null when it is close. */
+export function leaderEnd(p: Pick<PlacedLabel, "dx" | "dy" | "box">): Pt | null {
+  const x = Math.max(p.dx, Math.min(0, p.dx + p.box.w));
+  const y = Math.max(p.dy - p.box.h / 2, Math.min(0, p.dy + p.box.h / 2));
+  return Math.hypot(x, y) > 16 ? { x, y } : null;
+}
+
 /** Offsets tried, in order, for a label of width w and height h beside a dot (start-anchored, centred on dy). */
-function candidates(w: number, h: number): Pt[] {
+function candidates(w: number, h: number, far: boolean): Pt[] {
   const gap = 8;
   const up = -(h / 2 + 4);
   const down = h / 2 + 4;
@@ -71,8 +81,8 @@ function candidates(w: number, h: number): Pt[] {
     { x: -gap - w, y: up - h },
     { x: gap, y: down + h },
     { x: -gap - w, y: down + h },
-    // Farther out, for a dot just leaving or reaching a process (its text takes the near spots).
-    ...[40, 72].flatMap((far) => [
+    // Farther out (with a leader line), for an important dot just leaving or reaching a process.
+    ...(far ? [40, 72] : []).flatMap((far) => [
       { x: far, y: up },
       { x: far, y: down },
       { x: -far - w, y: up },
@@ -80,8 +90,12 @@ function candidates(w: number, h: number): Pt[] {
       { x: far, y: 0 },
       { x: -far - w, y: 0 },
     ]),
-    { x: -w / 2, y: -(2 * h + 10) },
-    { x: -w / 2, y: 2 * h + 10 },
+    ...(far
+      ? [
+          { x: -w / 2, y: -(2 * h + 10) },
+          { x: -w / 2, y: 2 * h + 10 },
+        ]
+      : []),
   ];
 }
 
@@ -97,7 +111,7 @@ export function placeLabels(wishes: readonly LabelWish[], obstacles: readonly Bo
   for (const wish of order) {
     if (wish.text === "") continue;
     const { w, h } = textSize(wish.text, wish.font ?? LABEL_FONT);
-    for (const c of candidates(w, h)) {
+    for (const c of candidates(w, h, wish.priority >= FAR_FROM)) {
       const box = { x: wish.at.x + c.x, y: wish.at.y + c.y - h / 2, w, h };
       if (bounds !== undefined && !inside(box, bounds)) continue;
       if (obstacles.some((o) => boxesOverlap(o, box)) || taken.some((o) => boxesOverlap(o, box))) continue;

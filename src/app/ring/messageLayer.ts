@@ -8,7 +8,7 @@ import type { DropView, MessageView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { inLeaseStory, messageColor, messageKind } from "../theme";
 import { dropOpacity, dropT, dropText, labelledMessages, messageTravel, type Pt, queuedPosition, queueIndexes, type RingLayout } from "./geometry";
-import { type Box, type LabelWish, placeLabels, textBox } from "./labels";
+import { type Box, type LabelWish, leaderEnd, placeLabels, textBox } from "./labels";
 import { isSelected, NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { messageRoute, type Route, routeAt } from "./routes";
 import { asMessageTarget, type MessagePointer } from "./ringPointer";
@@ -87,6 +87,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       .join((enter) => {
         const g = enter.append("g").attr("class", "msg");
         asMessageTarget(g, pointer);
+        g.append("line").attr("class", "leader");
         g.append("circle").attr("class", "hit").attr("r", 12);
         g.append("circle").attr("class", "foc").attr("r", 10.5);
         g.append("circle").attr("class", "sel").attr("r", 9);
@@ -148,6 +149,14 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
     // Labels go where they cover nothing (labels.ts); one with no free spot is left out, its dot stays.
     const placed = placeLabels(wishes, board);
     for (const p of placed.values()) board.push(p.box);
+    msgSel.select<SVGLineElement>(".leader").each(function (d) {
+      const p = placed.get(d.id);
+      const end = p === undefined ? null : leaderEnd(p);
+      const x2 = end === null ? "0" : end.x.toFixed(1);
+      const y2 = end === null ? "0" : end.y.toFixed(1);
+      if (this.getAttribute("x2") !== x2) this.setAttribute("x2", x2);
+      if (this.getAttribute("y2") !== y2) this.setAttribute("y2", y2);
+    });
     msgSel.select<SVGTextElement>(".mlabel").each(function (d) {
       const p = placed.get(d.id);
       const hide = p === undefined;
