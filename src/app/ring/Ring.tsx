@@ -135,7 +135,7 @@ function RingLegend() {
         </li>
         <li>
           <span className="rl-sym rl-group" aria-hidden="true" />
-          partition group
+          partition group (holders and the storage wear its letter)
         </li>
         <li>
           <span className="rl-sym rl-outside" aria-hidden="true" />

@@ -52,6 +52,15 @@ export function leaseProcesses(v: Pick<SimView, "holders" | "storage">): Readonl
   return out;
 }
 
+/** A box round every dot drawn at `now` (the labels keep off them too). */
+function dotBoxes(data: readonly MessageDatum[], now: number): Box[] {
+  const r = 6.5;
+  return data.map((d) => {
+    const p = d.q ?? routeAt(d.route, messageTravel(d.m, now).t);
+    return { x: p.x - r, y: p.y - r, w: 2 * r, h: 2 * r };
+  });
+}
+
 /** `on`: what clicking and pointing at a message do (a message leaving clears only the focus the last view had). */
 export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focused">): RingLayer {
   let msgSel: G<MessageDatum> = gMsgs.selectAll<SVGGElement, MessageDatum>("g.msg");
@@ -146,8 +155,9 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       if (stopClass !== stopped) this.classList.toggle("is-stopped", stopped);
       if (d.label !== "") wishes.push({ id: d.id, at: { x, y }, text: d.label, priority: d.priority, font: d.priority === 3 ? 14.5 : undefined });
     });
-    // Labels go where they cover nothing (labels.ts); one with no free spot is left out, its dot stays.
-    const placed = placeLabels(wishes, board);
+    // Labels go where they cover nothing, other dots included (labels.ts); one with no free spot is left out, its dot stays.
+    const dots = dotBoxes(msgSel.data(), now);
+    const placed = placeLabels(wishes, [...board, ...dots]);
     for (const p of placed.values()) board.push(p.box);
     msgSel.select<SVGLineElement>(".leader").each(function (d) {
       const p = placed.get(d.id);

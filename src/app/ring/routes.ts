@@ -2,8 +2,9 @@
  * The paths messages ride on the ring. Between two nodes a straight chord (a chord of the
  * circle never passes another node). To or from a holder, the storage or a client a path
  * may have to go round: a straight line from h1 to the storage would pass over n3 and look
- * as if n3 sent it. Such a path is a quadratic curve whose bend is chosen (the least bend
- * that works, deterministic) so that it keeps clear of every process it does not involve.
+ * as if n3 sent it. Such a path is the least-bent curve that keeps clear of every process
+ * it does not involve, or else a path round the outside of the ring (deterministic, memoised
+ * per layout).
  */
 import { LANE_OFFSET, type Place, type Pt, type RingLayout } from "./geometry";
 
