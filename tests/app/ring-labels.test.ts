@@ -84,6 +84,10 @@ describe("partition groups", () => {
       ["n4", "n5", "h1"],
       ["h2", "h3"],
     ],
+    [
+      ["n1", "h1", "h3"],
+      ["n2", "n3", "n4", "n5", "h2", "s1"],
+    ],
   ]) {
     it(`every member, holders and storage too, is inside an outline of its group; nobody else is: ${JSON.stringify(groups)}`, () => {
       const shapes = groupShapes(groups, L);

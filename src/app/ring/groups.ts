@@ -19,6 +19,8 @@ export interface GroupShape {
 
 /** Room between a shape and the outline round it. */
 const PAD = 12;
+/** Room round a holder or the storage when it has an outline of its own. */
+const HUG = 3;
 
 function hull(pts: readonly Pt[]): Pt[] | null {
   const h = d3.polygonHull(pts.map((p): [number, number] => [p.x, p.y]));
@@ -46,7 +48,8 @@ export function groupShapes(groups: readonly (readonly string[])[], L: RingLayou
     const others = [...L.places.entries()].filter(([id]) => !inGroup.has(id)).map(([, p]) => p);
     const clean = (poly: readonly Pt[] | null): poly is Pt[] => poly !== null && !others.some((o) => polygonHas(poly, o));
     const round = (ps: readonly Place[], pad = PAD): Pt[] | null => hull(ps.flatMap((p) => outlinePoints(p, pad, L.holderSize)));
-    const halo = (p: Place): Pt[] => hull(outlinePoints(p, PAD - 2, L.holderSize)) ?? [];
+    // Holder boxes sit 6 apart: their outlines hug them, so neighbours of two groups do not overlap.
+    const halo = (p: Place): Pt[] => hull(outlinePoints(p, p.kind === "node" ? PAD - 2 : HUG, L.holderSize)) ?? [];
     const all = round(places.map(([, p]) => p));
     let outlines: Pt[][];
     if (places.length > 0 && clean(all)) outlines = [all];
@@ -54,7 +57,11 @@ export function groupShapes(groups: readonly (readonly string[])[], L: RingLayou
       const nodes = places.filter(([, p]) => p.kind === "node").map(([, p]) => p);
       const rest = places.filter(([, p]) => p.kind !== "node").map(([, p]) => p);
       const nodeHull = nodes.length > 0 ? round(nodes) : null;
-      outlines = clean(nodeHull) ? [nodeHull, ...rest.map(halo)] : places.map(([, p]) => halo(p));
+      // The group's holders (one row) in one outline when that is clean, the storage in its own.
+      const holders = rest.filter((p) => p.kind === "holder");
+      const holderHull = holders.length > 1 ? round(holders, HUG) : null;
+      const restShapes = clean(holderHull) ? [holderHull, ...rest.filter((p) => p.kind !== "holder").map(halo)] : rest.map(halo);
+      outlines = clean(nodeHull) ? [nodeHull, ...restShapes] : [...nodes.map(halo), ...restShapes];
     }
     const badges = places.filter(([, p]) => p.kind !== "node").map(([id, p]) => ({ id, ...badgeSpot(p, L) }));
     return { index, letter: groupLetter(index), outlines: outlines.filter((o) => o.length > 2), badges };
