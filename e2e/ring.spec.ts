@@ -179,3 +179,33 @@ test("a partition's outline takes in the holders and the storage of its group", 
   expect(overlaps(await ringTexts(page))).toEqual([]);
   await shot(page, "ring-partition-1280");
 });
+
+test("a storage write rides round the nodes: its dot never passes over a node it does not involve", async ({ page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  // Slow links keep each write in flight for many frames.
+  await page.goto("/?seed=3&speed=0.1&holders=3&latency=60-80");
+  const near: number[] = [];
+  let writes = 0;
+  for (let k = 0; k < 200 && writes < 12; k++) {
+    await page.waitForTimeout(80);
+    const seen = await page.locator(".ring-svg").evaluate((svg) => {
+      const at = (g: Element): [number, number] => {
+        const m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(g.getAttribute("transform") ?? "");
+        return [Number(m?.[1]), Number(m?.[2])];
+      };
+      const nodes = [...svg.querySelectorAll("g.node")].map(at);
+      return [...svg.querySelectorAll("g.msg")]
+        .filter((g) => /^write/.test(g.querySelector("title")?.textContent ?? ""))
+        .map((g) => {
+          const [x, y] = at(g);
+          return Math.min(...nodes.map(([nx, ny]) => Math.hypot(nx - x, ny - y)));
+        });
+    });
+    writes += seen.length;
+    near.push(...seen);
+  }
+  expect(writes).toBeGreaterThan(3);
+  // A node is 30 across its radius plus its timer ring: a write keeps more than 45 from every centre.
+  expect(Math.min(...near)).toBeGreaterThan(45);
+  await shot(page, "ring-write-1920");
+});
