@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { computeLayout, type Place } from "../../src/app/ring/geometry";
 import { groupShapes, polygonHas } from "../../src/app/ring/groups";
-import { type Box, boxesOverlap, fixedObstacles, type LabelWish, placeLabels, textSize } from "../../src/app/ring/labels";
+import { type Box, boxesOverlap, fixedObstacles, type LabelWish, placeRingLabels, textSize } from "../../src/app/ring/labels";
 
 const ids = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
 
@@ -29,7 +29,7 @@ describe("message label placement", () => {
   it("in a crowd, no label covers another label or the fixed text, and many still get a spot", () => {
     const { wishes, obstacles } = crowd();
     expect(wishes.length).toBe(40);
-    const placed = placeLabels(wishes, obstacles);
+    const placed = placeRingLabels(wishes, obstacles);
     const boxes = [...placed.values()].map((p) => p.box);
     for (let i = 0; i < boxes.length; i++) {
       for (const o of obstacles) expect(boxesOverlap(boxes[i] as Box, o)).toBe(false);
@@ -42,8 +42,8 @@ describe("message label placement", () => {
 
   it("the label sits beside its own dot, and the same input gives the same placement", () => {
     const { wishes, obstacles } = crowd();
-    const a = placeLabels(wishes, obstacles);
-    const b = placeLabels([...wishes].reverse(), obstacles);
+    const a = placeRingLabels(wishes, obstacles);
+    const b = placeRingLabels([...wishes].reverse(), obstacles);
     expect([...b.entries()].sort((x, y) => x[0] - y[0])).toEqual([...a.entries()].sort((x, y) => x[0] - y[0]));
     for (const [id, p] of a) {
       const w = wishes.find((x) => x.id === id) as LabelWish;
@@ -55,7 +55,7 @@ describe("message label placement", () => {
   it("higher priority wins a contested spot (the lease message over the heartbeat)", () => {
     const at = { x: 100, y: 100 };
     const wall: Box[] = [{ x: 0, y: 0, w: 1000, h: 80 }];
-    const placed = placeLabels(
+    const placed = placeRingLabels(
       [
         { id: 1, at, text: "heartbeat", priority: 0 },
         { id: 2, at, text: "refresh", priority: 2 },
@@ -64,7 +64,7 @@ describe("message label placement", () => {
       { x: 0, y: 0, w: 140, h: 140 },
     );
     expect(placed.has(2)).toBe(true);
-    const only = placeLabels([{ id: 1, at, text: "heartbeat", priority: 0 }], [...wall, (placed.get(2) as { box: Box }).box], { x: 0, y: 0, w: 140, h: 140 });
+    const only = placeRingLabels([{ id: 1, at, text: "heartbeat", priority: 0 }], [...wall, (placed.get(2) as { box: Box }).box], { x: 0, y: 0, w: 140, h: 140 });
     expect(placed.has(1)).toBe(only.has(1));
   });
 });

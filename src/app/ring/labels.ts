@@ -4,15 +4,11 @@
  * storage's captions, the clients). Pure: boxes in viewBox units, a greedy placement in a
  * fixed order, so the same input always gives the same picture.
  */
+import type { Box } from "../diagram/labels";
 import type { Pt, RingLayout } from "./geometry";
 
-/** An axis-aligned box: top-left corner, width and height. */
-export interface Box {
-  readonly x: number;
-  readonly y: number;
-  readonly w: number;
-  readonly h: number;
-}
+/** An axis-aligned box: top-left corner, width and height (the space-time diagram's). */
+export type { Box };
 
 export function boxesOverlap(a: Box, b: Box): boolean {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
@@ -104,7 +100,7 @@ function candidates(w: number, h: number, far: boolean): Pt[] {
  * offset whose box meets no obstacle and no label placed before it, and stays inside
  * `bounds`; a label with no free spot is left out (its dot is still drawn).
  */
-export function placeLabels(wishes: readonly LabelWish[], obstacles: readonly Box[], bounds?: Box): Map<number, PlacedLabel> {
+export function placeRingLabels(wishes: readonly LabelWish[], obstacles: readonly Box[], bounds?: Box): Map<number, PlacedLabel> {
   const order = [...wishes].sort((a, b) => b.priority - a.priority || a.id - b.id);
   const taken: Box[] = [];
   const out = new Map<number, PlacedLabel>();

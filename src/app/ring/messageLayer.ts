@@ -8,7 +8,7 @@ import type { DropView, MessageView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { inLeaseStory, messageColor, messageKind } from "../theme";
 import { dropOpacity, dropT, dropText, labelledMessages, messageTravel, type Pt, queuedPosition, queueIndexes, type RingLayout } from "./geometry";
-import { type Box, type LabelWish, leaderEnd, placeLabels, textBox } from "./labels";
+import { type Box, type LabelWish, leaderEnd, placeRingLabels, textBox } from "./labels";
 import { isSelected, NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { messageRoute, type Route, routeAt } from "./routes";
 import { asMessageTarget, type MessagePointer } from "./ringPointer";
@@ -157,7 +157,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
     });
     // Labels go where they cover nothing, other dots included (labels.ts); one with no free spot is left out, its dot stays.
     const dots = dotBoxes(msgSel.data(), now);
-    const placed = placeLabels(wishes, [...board, ...dots]);
+    const placed = placeRingLabels(wishes, [...board, ...dots]);
     for (const p of placed.values()) board.push(p.box);
     msgSel.select<SVGLineElement>(".leader").each(function (d) {
       const p = placed.get(d.id);
@@ -241,7 +241,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
     });
     // The ✕s themselves stay free too.
     for (const d of dropSel.data()) board.push(textBox(d.pos.x, d.pos.y, "✕", 16.8));
-    const placed = placeLabels(wishes, board);
+    const placed = placeRingLabels(wishes, board);
     for (const p of placed.values()) board.push(p.box);
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
       const p = placed.get(d.id);
