@@ -87,7 +87,7 @@ test("classroom mode and its blank screen have no serious accessibility problems
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.goto("/?seed=2&speed=1&holders=3");
   await page.getByRole("button", { name: "Classroom" }).click();
-  await expect(page.getByTestId("classroom-caption")).toContainText("won the election");
+  await expect(page.getByTestId("classroom-caption")).toContainText(/^At \d/);
   expect(await audit(page)).toEqual([]);
   await page.keyboard.press(".");
   await expect(page.getByTestId("blank")).toBeVisible();

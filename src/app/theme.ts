@@ -76,6 +76,25 @@ export function messageKind(label: string): MessageKind {
   return "other";
 }
 
+/** The kinds of Raft's own traffic between servers (the space-time legend hides arrows by these same kinds). */
+export const RAFT_KINDS: ReadonlySet<MessageKind> = new Set<MessageKind>(["vote", "replication", "snapshot"]);
+
+/** Raft's own traffic: votes, append/heartbeat, snapshots, their replies, and TimeoutNow. */
+export function isRaftTraffic(label: string): boolean {
+  return RAFT_KINDS.has(messageKind(label)) || label === "timeout now";
+}
+
+/**
+ * Part of the lease story (the ring's "Lease story" view): lease requests, grants and
+ * refreshes, storage writes, and whatever else goes to or from a holder or the storage
+ * ("not leader" to a holder). Raft's own traffic and the key-value clients' are not.
+ */
+export function inLeaseStory(m: { readonly label: string; readonly from: string; readonly to: string }, leaseProcs: ReadonlySet<string>): boolean {
+  if (isRaftTraffic(m.label)) return false;
+  const k = messageKind(m.label);
+  return k === "lease" || k === "storage" || leaseProcs.has(m.from) || leaseProcs.has(m.to);
+}
+
 const KIND_COLOR: Record<MessageKind, string> = {
   vote: OKABE_ITO.orange,
   replication: OKABE_ITO.blue,

@@ -4,6 +4,8 @@ import type { RunSettings } from "../worker/protocol";
 import { toSearch } from "./params";
 import type { LabStore } from "./store";
 
+export type RingView = "all" | "lease";
+
 export interface UiState {
   readonly settingsOpen: boolean;
   readonly helpOpen: boolean;
@@ -19,6 +21,9 @@ export interface UiState {
   readonly resetOpen: boolean;
   readonly askReset: () => void;
   readonly closeReset: () => void;
+  /** What the cluster ring draws: every message, or only the lease story (no Raft or key-value traffic). */
+  readonly ringView: RingView;
+  readonly setRingView: (v: RingView) => void;
   readonly openSettings: () => void;
   readonly closeSettings: () => void;
   readonly toggleHelp: () => void;
@@ -56,6 +61,8 @@ export const useUi = create<UiState>()((set, get) => ({
   resetOpen: false,
   askReset: () => set({ resetOpen: true, helpOpen: false, settingsOpen: false }),
   closeReset: () => set({ resetOpen: false }),
+  ringView: "all",
+  setRingView: (ringView) => set({ ringView }),
   openSettings: () => set({ settingsOpen: true, helpOpen: false }),
   closeSettings: () => set({ settingsOpen: false }),
   toggleHelp: () => set({ helpOpen: !get().helpOpen, settingsOpen: false }),

@@ -121,7 +121,12 @@ export function StoragePanelView({ storage, onFencing, onInspect }: StoragePanel
       {rows.length === 0 ? (
         <p className="muted">No writes yet.</p>
       ) : (
-        <div className="writes-scroll">
+        <section
+          className="writes-scroll"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls, so keyboard users must reach it (axe: scrollable-region-focusable)
+          tabIndex={0}
+          aria-label="Recent writes"
+        >
           <table className="writes-table">
             <caption className="sr-only">Recent writes, newest first</caption>
             <thead>
@@ -149,7 +154,7 @@ export function StoragePanelView({ storage, onFencing, onInspect }: StoragePanel
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </section>
   );

@@ -6,6 +6,8 @@
 import { useEffect, useRef } from "react";
 import { type LabState, selectHasView, selectHighlight, useLab, useLabStore } from "../store";
 import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
+import { useUi } from "../ui";
+import { RingViewSwitch } from "./RingViewSwitch";
 import { createRingDrawing } from "./ringDrawing";
 import "./Ring.css";
 
@@ -19,7 +21,10 @@ export function Ring() {
 export function RingPanel() {
   return (
     <section className="panel ring-panel" aria-labelledby="ring-title">
-      <h2 id="ring-title">Cluster</h2>
+      <div className="panel-head ring-head">
+        <h2 id="ring-title">Cluster</h2>
+        <RingViewSwitch />
+      </div>
       <RingCanvas />
       <RingLegend />
     </section>
@@ -44,9 +49,13 @@ function RingCanvas() {
     });
     let receivedAt = performance.now();
     const draw = (s: LabState): void => {
+      const leaseStory = useUi.getState().ringView === "lease";
       if (s.liveView !== null)
-        drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s), focus: s.focusMessage });
+        drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s), focus: s.focusMessage, leaseStory });
     };
+    const unsubscribeUi = useUi.subscribe((u, prev) => {
+      if (u.ringView !== prev.ringView) draw(lab.getState());
+    });
     draw(lab.getState());
     const unsubscribe = lab.subscribe((s, prev) => {
       if (s.liveView !== prev.liveView) receivedAt = performance.now();
@@ -60,6 +69,7 @@ function RingCanvas() {
     });
     return () => {
       unsubscribe();
+      unsubscribeUi();
       drawing.destroy();
     };
   }, [lab]);
@@ -125,7 +135,7 @@ function RingLegend() {
         </li>
         <li>
           <span className="rl-sym rl-group" aria-hidden="true" />
-          partition group
+          partition group (holders and the storage wear its letter)
         </li>
         <li>
           <span className="rl-sym rl-outside" aria-hidden="true" />

@@ -41,7 +41,7 @@ export const VIEW_WIDTH = 620;
 export const NODE_RADIUS = 30;
 const RING_CENTER_X = 282;
 const RING_TOP = 42;
-const STORAGE_X = 566;
+const STORAGE_X = 548;
 /** Space below the ring for each node's status, clock and drift lines. */
 const BELOW_RING = 66;
 
@@ -68,9 +68,10 @@ export function holderGrid(count: number, top: number): { positions: Pt[]; w: nu
   const rowsNeeded = Math.max(1, Math.ceil(count / 10));
   const perRow = Math.max(1, Math.ceil(count / rowsNeeded));
   const compact = perRow > 7;
-  const pitch = compact ? Math.min(62, (VIEW_WIDTH - 20) / perRow) : 84;
+  // Up to 6 a row: boxes wide enough for "requesting" in the big type a projector needs.
+  const pitch = compact ? Math.min(62, (VIEW_WIDTH - 20) / perRow) : perRow <= 6 ? 96 : 84;
   const w = pitch - 6;
-  const h = compact ? 48 : 56;
+  const h = compact ? 48 : 58;
   // Room under each row for a paused holder's countdown.
   const rowPitch = h + 22;
   const rows = Math.ceil(count / perRow);
@@ -135,13 +136,13 @@ export function computeLayout(
   const perCol = Math.max(8, Math.ceil(nc / 2));
   const span = 2 * R;
   const pitch = nc <= 1 ? 0 : Math.min(30, span / (Math.min(nc, perCol) - 1 || 1));
-  const clientRadius = nc === 0 ? 0 : Math.max(4, Math.min(12, pitch * 0.42 || 12));
+  const clientRadius = nc === 0 ? 0 : Math.max(4, Math.min(13, pitch * 0.42 || 13));
   clientIds.forEach((id, i) => {
     const col = Math.floor(i / perCol);
     const row = i - col * perCol;
     const inCol = Math.min(perCol, nc - col * perCol);
     const y = center.y + (row - (inCol - 1) / 2) * pitch;
-    places.set(id, { x: 18 + col * 28, y, kind: "client", radius: clientRadius + 1, queueDir: { x: 1, y: 0 } });
+    places.set(id, { x: 20 + col * 30, y, kind: "client", radius: clientRadius + 1, queueDir: { x: 1, y: 0 } });
   });
   const clientsBottom = [...places.values()].reduce((m, p) => (p.kind === "client" ? Math.max(m, p.y + p.radius + 4) : m), 0);
   const height = Math.max(grid.rows === 0 ? holdersTop - 4 : holdersTop + grid.rows * (grid.h + 22) - 2, clientsBottom, center.y + 110);

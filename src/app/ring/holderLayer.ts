@@ -8,6 +8,7 @@ import type { HolderView, InspectTarget, SimView, StorageView } from "../../work
 import { changed, type G, setText } from "../draw/dom";
 import { OKABE_ITO, textOn } from "../theme";
 import { holderLabel, holderStateWord, type Place, pausedText, type RingLayout, storageLabel } from "./geometry";
+import { textSize } from "./labels";
 import { isSelected, type RingLayer, type RingMarks } from "./layer";
 import { asButton } from "./ringPointer";
 
@@ -108,7 +109,7 @@ export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) =>
       .each(function (d) {
         setText(this, d.word);
         // Long words ("requesting") are squeezed into narrow boxes rather than spilling into the next one.
-        if (L.compactHolders && d.word.length > 8) {
+        if (textSize(d.word, L.compactHolders ? 9.3 : 13).w > w - 6) {
           this.setAttribute("textLength", String(w - 8));
           this.setAttribute("lengthAdjust", "spacingAndGlyphs");
         } else {
@@ -122,7 +123,7 @@ export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) =>
       .each(function (d) {
         setText(this, d.h.token === null ? "no token" : `token ${d.h.token}`);
       });
-    upd.select(".status").attr("y", hh / 2 + 11);
+    upd.select(".status").attr("y", hh / 2 + 12);
   }
 
   function frameHolders(now: number): void {

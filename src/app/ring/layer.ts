@@ -7,6 +7,7 @@
 import type { InspectTarget, SimView } from "../../worker/protocol";
 import type { Selection } from "../store";
 import type { RingLayout } from "./geometry";
+import type { Box } from "./labels";
 
 /** What is selected and what is highlighted (a violation, a hovered event). */
 export interface RingMarks {
@@ -14,6 +15,8 @@ export interface RingMarks {
   readonly highlight: readonly string[];
   /** The message highlighted in both the ring and the space-time diagram. */
   readonly focus?: number | null;
+  /** The "Lease story" view: only lease and storage messages are drawn (theme.ts: inLeaseStory). */
+  readonly leaseStory?: boolean;
 }
 
 export const NO_MARKS: RingMarks = { selected: null, highlight: [] };
@@ -29,6 +32,10 @@ export function isSelected(marks: RingMarks, kind: InspectTarget["kind"], id?: s
 export interface RingLayer {
   /** Joins a new view. */
   draw(v: SimView, L: RingLayout, marks: RingMarks): void;
-  /** Draws the moving parts at display time `now`; `clocks`: also what changes once per view. */
-  frame(v: SimView, now: number, clocks: boolean): void;
+  /**
+   * Draws the moving parts at display time `now`; `clocks`: also what changes once per view.
+   * `board`: boxes already taken by text this frame (labels.ts); a layer that places text
+   * keeps it off these and adds its own.
+   */
+  frame(v: SimView, now: number, clocks: boolean, board?: Box[]): void;
 }

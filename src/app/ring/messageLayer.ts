@@ -6,44 +6,60 @@
 import type * as d3 from "d3";
 import type { DropView, MessageView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
-import { messageColor } from "../theme";
-import {
-  dropOpacity,
-  dropT,
-  dropText,
-  labelledMessages,
-  linkSegment,
-  messageTravel,
-  type Pt,
-  pointAt,
-  queuedPosition,
-  queueIndexes,
-  type RingLayout,
-  type LineSegment,
-} from "./geometry";
+import { inLeaseStory, messageColor, messageKind } from "../theme";
+import { dropOpacity, dropT, dropText, labelledMessages, messageTravel, type Pt, queuedPosition, queueIndexes, type RingLayout } from "./geometry";
+import { type Box, type LabelWish, leaderEnd, placeRingLabels, textBox } from "./labels";
 import { isSelected, NO_MARKS, type RingLayer, type RingMarks } from "./layer";
+import { messageRoute, type Route, routeAt } from "./routes";
 import { asMessageTarget, type MessagePointer } from "./ringPointer";
 
 interface MessageDatum {
   readonly id: number;
   readonly m: MessageView;
-  readonly seg: LineSegment;
+  readonly route: Route;
   /** Waiting at a paused receiver: drawn here, not on the link. */
   readonly q: Pt | null;
   /** The text beside the dot ("" for none). */
   readonly label: string;
+  /** Which labels win a crowded spot: the focused or selected message, then lease and storage ones. */
+  readonly priority: number;
 }
 
 interface DropDatum {
   readonly id: number;
   readonly d: DropView;
   readonly pos: Pt;
+  /** The words under the ✕ ("" for none). */
+  readonly words: string;
 }
 
 /** Drops get words ("append lost") only while there are at most this many. */
 const DROP_WORDS_UP_TO = 12;
 
 type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
+
+/** The messages drawn: all, or in the "Lease story" view only those of the lease story (and the selected or focused one). */
+export function shownMessages(v: SimView, marks: RingMarks): readonly MessageView[] {
+  if (marks.leaseStory !== true) return v.messages;
+  const lease = leaseProcesses(v);
+  return v.messages.filter((m) => inLeaseStory(m, lease) || marks.focus === m.id || isSelected(marks, "message", m.id));
+}
+
+/** The holders and the storage: what the lease story is about. */
+export function leaseProcesses(v: Pick<SimView, "holders" | "storage">): ReadonlySet<string> {
+  const out = new Set(v.holders.map((h) => h.id));
+  if (v.storage !== null) out.add(v.storage.id);
+  return out;
+}
+
+/** A box round every dot drawn at `now` (the labels keep off them too). */
+function dotBoxes(data: readonly MessageDatum[], now: number): Box[] {
+  const r = 6.5;
+  return data.map((d) => {
+    const p = d.q ?? routeAt(d.route, messageTravel(d.m, now).t);
+    return { x: p.x - r, y: p.y - r, w: 2 * r, h: 2 * r };
+  });
+}
 
 /** `on`: what clicking and pointing at a message do (a message leaving clears only the focus the last view had). */
 export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focused">): RingLayer {
@@ -52,15 +68,17 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
   const pointer: MessagePointer = { ...on, focused: () => drawnWith.focus };
 
   function drawMessages(v: SimView, L: RingLayout, marks: RingMarks): void {
-    const labelled = labelledMessages(v.messages);
-    const qi = queueIndexes(v.messages);
+    const shown = shownMessages(v, marks);
+    const labelled = labelledMessages(shown);
+    const qi = queueIndexes(shown);
     const waiting = new Map<string, number>();
-    for (const m of v.messages) if (m.queued) waiting.set(m.to, (waiting.get(m.to) ?? 0) + 1);
+    for (const m of shown) if (m.queued) waiting.set(m.to, (waiting.get(m.to) ?? 0) + 1);
     const data: MessageDatum[] = [];
-    for (const m of v.messages) {
+    for (const m of shown) {
       const a = L.places.get(m.from);
       const b = L.places.get(m.to);
-      if (a === undefined || b === undefined) continue;
+      const route = messageRoute(m.from, m.to, L);
+      if (a === undefined || b === undefined || route === null) continue;
       const i = qi.get(m.id) ?? 0;
       const q = m.queued ? queuedPosition(b, i) : null;
       // A waiting stack gets one label, at its far end: how many wait.
@@ -68,7 +86,9 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       const focused = marks.focus === m.id;
       const label =
         m.queued && !focused ? (i === n - 1 ? `${n} waiting` : "") : labelled.has(m.id) || focused ? `${m.label}${m.dup ? " ×2" : ""}` : "";
-      data.push({ id: m.id, m, seg: linkSegment(a, b), q, label });
+      const kind = messageKind(m.label);
+      const priority = focused || isSelected(marks, "message", m.id) ? 3 : kind === "lease" || kind === "storage" ? 2 : m.queued ? 1 : 0;
+      data.push({ id: m.id, m, route, q, label, priority });
     }
     msgSel = gMsgs
       .selectAll<SVGGElement, MessageDatum>("g.msg")
@@ -76,12 +96,13 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       .join((enter) => {
         const g = enter.append("g").attr("class", "msg");
         asMessageTarget(g, pointer);
+        g.append("line").attr("class", "leader");
         g.append("circle").attr("class", "hit").attr("r", 12);
         g.append("circle").attr("class", "foc").attr("r", 10.5);
         g.append("circle").attr("class", "sel").attr("r", 9);
         g.append("circle").attr("class", "dot").attr("r", 5.5);
         g.append("text").attr("class", "stop").attr("y", 1).text("✕");
-        g.append("text").attr("class", "mlabel").attr("x", 8).attr("y", -6);
+        g.append("text").attr("class", "mlabel").attr("x", 8).attr("y", -8);
         g.append("title");
         return g;
       });
@@ -108,7 +129,8 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
     });
   }
 
-  function frameMessages(now: number): void {
+  function frameMessages(now: number, board: Box[]): void {
+    const wishes: LabelWish[] = [];
     msgSel.each(function (d) {
       let x: number;
       let y: number;
@@ -119,7 +141,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
         y = d.q.y;
       } else {
         const tr = messageTravel(d.m, now);
-        const p = pointAt(d.seg, tr.t);
+        const p = routeAt(d.route, tr.t);
         x = p.x;
         y = p.y;
         opacity = tr.opacity;
@@ -131,6 +153,29 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       if (this.getAttribute("opacity") !== o) this.setAttribute("opacity", o);
       const stopClass = this.classList.contains("is-stopped");
       if (stopClass !== stopped) this.classList.toggle("is-stopped", stopped);
+      if (d.label !== "") wishes.push({ id: d.id, at: { x, y }, text: d.label, priority: d.priority, font: d.priority === 3 ? 14.5 : undefined });
+    });
+    // Labels go where they cover nothing, other dots included (labels.ts); one with no free spot is left out, its dot stays.
+    const dots = dotBoxes(msgSel.data(), now);
+    const placed = placeRingLabels(wishes, [...board, ...dots]);
+    for (const p of placed.values()) board.push(p.box);
+    msgSel.select<SVGLineElement>(".leader").each(function (d) {
+      const p = placed.get(d.id);
+      const end = p === undefined ? null : leaderEnd(p);
+      const x2 = end === null ? "0" : end.x.toFixed(1);
+      const y2 = end === null ? "0" : end.y.toFixed(1);
+      if (this.getAttribute("x2") !== x2) this.setAttribute("x2", x2);
+      if (this.getAttribute("y2") !== y2) this.setAttribute("y2", y2);
+    });
+    msgSel.select<SVGTextElement>(".mlabel").each(function (d) {
+      const p = placed.get(d.id);
+      const hide = p === undefined;
+      if (this.classList.contains("no-room") !== hide) this.classList.toggle("no-room", hide);
+      if (p === undefined) return;
+      const x = p.dx.toFixed(1);
+      const y = p.dy.toFixed(1);
+      if (this.getAttribute("x") !== x) this.setAttribute("x", x);
+      if (this.getAttribute("y") !== y) this.setAttribute("y", y);
     });
   }
 
@@ -139,8 +184,8 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       drawnWith = marks;
       drawMessages(v, L, marks);
     },
-    frame(_v: SimView, now: number): void {
-      frameMessages(now);
+    frame(_v: SimView, now: number, _clocks: boolean, board: Box[] = []): void {
+      frameMessages(now, board);
     },
   };
 }
@@ -148,13 +193,24 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
 export function createDropLayer(gDrops: Group): RingLayer {
   let dropSel: G<DropDatum> = gDrops.selectAll<SVGGElement, DropDatum>("g.drop");
 
-  function drawDrops(v: SimView, L: RingLayout): void {
+  function drawDrops(v: SimView, L: RingLayout, marks: RingMarks): void {
+    const lease = leaseProcesses(v);
+    const shown = marks.leaseStory === true ? v.drops.filter((d) => inLeaseStory(d, lease)) : v.drops;
+    // Words for the newest drop on each link only, and none when many drop at once (a partition of
+    // a big cluster): the ✕s say enough, and words would pile up.
+    const newest = new Map<string, number>();
+    for (const x of shown) {
+      const k = `${x.from}>${x.to}`;
+      if ((newest.get(k) ?? -1) < x.id) newest.set(k, x.id);
+    }
+    const many = newest.size > DROP_WORDS_UP_TO;
     const data: DropDatum[] = [];
-    for (const d of v.drops) {
-      const a = L.places.get(d.from);
-      const b = L.places.get(d.to);
-      if (a === undefined || b === undefined) continue;
-      data.push({ id: d.id, d, pos: pointAt(linkSegment(a, b), dropT(d.reason)) });
+    for (const d of shown) {
+      const route = messageRoute(d.from, d.to, L);
+      if (route === null) continue;
+      // A message to a crashed node needs no words: the node is drawn down, and the ✕ says enough.
+      const say = !many && d.reason !== "down" && newest.get(`${d.from}>${d.to}`) === d.id;
+      data.push({ id: d.id, d, pos: routeAt(route, dropT(d.reason)), words: say ? `${d.label} ${dropText(d.reason)}` : "" });
     }
     dropSel = gDrops
       .selectAll<SVGGElement, DropDatum>("g.drop")
@@ -162,7 +218,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
       .join((enter) => {
         const g = enter.append("g").attr("class", "drop");
         g.append("text").attr("class", "drop-x").attr("y", 1).text("✕");
-        g.append("text").attr("class", "drop-why").attr("y", 16);
+        g.append("text").attr("class", "drop-why").attr("x", 8).attr("y", 16);
         return g;
       });
     const t = (d: DropDatum): string => `translate(${d.pos.x.toFixed(1)},${d.pos.y.toFixed(1)})`;
@@ -170,34 +226,41 @@ export function createDropLayer(gDrops: Group): RingLayer {
       const v = t(d);
       if (this.getAttribute("transform") !== v) this.setAttribute("transform", v);
     });
-    // Words for the newest drop on each link only, and none when many drop at once (a partition of
-    // a big cluster): the ✕s say enough, and words would pile up.
-    const newest = new Map<string, number>();
-    for (const x of data) {
-      const k = `${x.d.from}>${x.d.to}`;
-      if ((newest.get(k) ?? -1) < x.id) newest.set(k, x.id);
-    }
-    const words = newest.size <= DROP_WORDS_UP_TO;
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
-      // A message to a crashed node needs no words: the node is drawn down, and the ✕ says enough.
-      const say = words && d.d.reason !== "down" && newest.get(`${d.d.from}>${d.d.to}`) === d.id;
-      setText(this, say ? `${d.d.label} ${dropText(d.d.reason)}` : "");
+      setText(this, d.words);
     });
   }
 
-  function frameDrops(v: SimView, now: number): void {
+  function frameDrops(v: SimView, now: number, board: Box[]): void {
+    const wishes: LabelWish[] = [];
     dropSel.each(function (d) {
-      const o = dropOpacity(d.d.droppedAt, now, v.speed).toFixed(2);
-      if (this.getAttribute("opacity") !== o) this.setAttribute("opacity", o);
+      const o = dropOpacity(d.d.droppedAt, now, v.speed);
+      const os = o.toFixed(2);
+      if (this.getAttribute("opacity") !== os) this.setAttribute("opacity", os);
+      if (d.words !== "" && o > 0.05) wishes.push({ id: d.id, at: d.pos, text: d.words, priority: 1 });
+    });
+    // The ✕s themselves stay free too.
+    for (const d of dropSel.data()) board.push(textBox(d.pos.x, d.pos.y, "✕", 16.8));
+    const placed = placeRingLabels(wishes, board);
+    for (const p of placed.values()) board.push(p.box);
+    dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
+      const p = placed.get(d.id);
+      const hide = p === undefined;
+      if (this.classList.contains("no-room") !== hide) this.classList.toggle("no-room", hide);
+      if (p === undefined) return;
+      const x = p.dx.toFixed(1);
+      const y = p.dy.toFixed(1);
+      if (this.getAttribute("x") !== x) this.setAttribute("x", x);
+      if (this.getAttribute("y") !== y) this.setAttribute("y", y);
     });
   }
 
   return {
-    draw(v: SimView, L: RingLayout): void {
-      drawDrops(v, L);
+    draw(v: SimView, L: RingLayout, marks: RingMarks): void {
+      drawDrops(v, L, marks);
     },
-    frame(v: SimView, now: number): void {
-      frameDrops(v, now);
+    frame(v: SimView, now: number, _clocks: boolean, board: Box[] = []): void {
+      frameDrops(v, now, board);
     },
   };
 }

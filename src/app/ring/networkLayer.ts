@@ -5,8 +5,10 @@
  */
 import * as d3 from "d3";
 import type { SimView } from "../../worker/protocol";
-import { OKABE_ITO } from "../theme";
-import { groupLetter, linkSegment, outlinePoints, type Place, type Pt, pointAt, type RingLayout } from "./geometry";
+import { OKABE_ITO, textOn } from "../theme";
+import { linkSegment, type Place, pointAt, type RingLayout } from "./geometry";
+import { groupShapes } from "./groups";
+import { type Box, clientCaption, textBox } from "./labels";
 import type { RingLayer } from "./layer";
 
 const GROUP_COLORS = [OKABE_ITO.green, OKABE_ITO.skyBlue, OKABE_ITO.orange, OKABE_ITO.yellow, OKABE_ITO.blue, OKABE_ITO.black];
@@ -23,12 +25,48 @@ export interface NetworkGroups {
   readonly labels: Group;
 }
 
+/** The clients (drawn, not selectable) and their caption. */
+function drawClients(gClients: Group, L: RingLayout): void {
+  const data = [...L.places.entries()].filter(([, p]) => p.kind === "client").map(([id, p]) => ({ id, p }));
+  gClients
+    .selectAll<SVGGElement, { id: string; p: Place }>("g.client")
+    .data(data, (d) => d.id)
+    .join((enter) => {
+      const g = enter.append("g").attr("class", "client").attr("role", "img");
+      g.append("circle");
+      g.append("text").attr("class", "client-id").attr("aria-hidden", "true");
+      g.append("title");
+      return g;
+    })
+    .attr("transform", (d) => `translate(${d.p.x},${d.p.y})`)
+    .attr("aria-label", (d) => `client ${d.id}: a key-value client that writes through the leader`)
+    .call((g) => g.select("circle").attr("r", L.clientRadius))
+    .call((g) => g.select("text").text((d) => (L.clientRadius >= 8 ? d.id : "")))
+    .call((g) => g.select("title").text((d) => `client ${d.id}: a key-value client that writes through the leader`));
+  // What the little circles are, said once above them.
+  const cap = clientCaption(L);
+  gClients
+    .selectAll<SVGTextElement, NonNullable<typeof cap>>("text.clients-caption")
+    .data(cap === null ? [] : [cap])
+    .join((enter) => {
+      const t = enter.append("text").attr("class", "clients-caption");
+      t.append("tspan");
+      t.append("title").text("key-value clients that write through the leader");
+      return t;
+    })
+    .attr("x", (c) => c.x)
+    .attr("y", (c) => c.y)
+    .call((t) => t.select("tspan").text((c) => c.text));
+}
+
 /** `arrowId`: the id of the arrowhead marker for one-way cuts. */
 export function createNetworkLayer(g: NetworkGroups, arrowId: string): RingLayer {
   const { net: gNet, links: gLinks, clients: gClients, labels: gNetLabels } = g;
   let netK = "";
   let netL: RingLayout | null = null;
   let clientsL: RingLayout | null = null;
+  /** The group names and badges: text the moving labels keep off. */
+  let labelBoxes: Box[] = [];
 
   function drawNetwork(v: SimView, L: RingLayout): void {
     const key = `${JSON.stringify(v.network.groups)}#${JSON.stringify(v.network.cuts)}`;
@@ -43,35 +81,42 @@ export function createNetworkLayer(g: NetworkGroups, arrowId: string): RingLayer
     groups.forEach((g, i) => {
       for (const id of g) groupOf.set(id, i);
     });
-    groups.forEach((members, i) => {
-      const color = GROUP_COLORS[i % GROUP_COLORS.length] as string;
-      const places = members.map((id) => L.places.get(id)).filter((p): p is Place => p !== undefined);
-      if (places.length === 0) return;
-      const hullPath = (pts: readonly Pt[]): string | null => {
-        const h = d3.polygonHull(pts.map((p): [number, number] => [p.x, p.y]));
-        return h === null ? null : `M${h.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join("L")}Z`;
-      };
-      const all = places.flatMap((p) => outlinePoints(p, 12, L.holderSize));
-      const hull = d3.polygonHull(all.map((p): [number, number] => [p.x, p.y]));
-      const others = [...L.places.entries()].filter(([id]) => !members.includes(id)).map(([, p]) => p);
-      const clean = hull !== null && !others.some((o) => d3.polygonContains(hull, [o.x, o.y]));
+    labelBoxes = [];
+    for (const shape of groupShapes(groups, L)) {
+      const color = GROUP_COLORS[shape.index % GROUP_COLORS.length] as string;
+      const dark = d3.color(color)?.darker(1.2).formatHex() ?? color;
       const g = gNet.append("g").attr("class", "group");
-      // One shape around the group when it does not swallow anyone else, else a halo around each member.
-      const shapes = clean ? [hullPath(all)] : places.map((p) => hullPath(outlinePoints(p, 10, L.holderSize)));
-      for (const d of shapes) if (d !== null) g.append("path").attr("class", "hull").attr("d", d).attr("fill", color).attr("stroke", color);
-      // The label beside the group's highest member, on the group's outer side.
+      for (const o of shape.outlines)
+        g.append("path")
+          .attr("class", "hull")
+          .attr("d", `M${o.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join("L")}Z`)
+          .attr("fill", color)
+          .attr("stroke", color);
+      // Holders and the storage carry their group's letter too.
+      for (const b of shape.badges) {
+        const badge = gNetLabels.append("g").attr("class", "group-badge").attr("transform", `translate(${b.x.toFixed(1)},${b.y.toFixed(1)})`);
+        badge.append("rect").attr("x", -10).attr("y", -10).attr("width", 20).attr("height", 20).attr("rx", 5).attr("fill", color);
+        badge.append("text").attr("fill", textOn(color)).text(shape.letter);
+        labelBoxes.push({ x: b.x - 10, y: b.y - 10, w: 20, h: 20 });
+      }
+      // The name beside the group's highest member, on the group's outer side.
+      const places = (groups[shape.index] ?? []).map((id) => L.places.get(id)).filter((p): p is Place => p !== undefined);
+      if (places.length === 0) continue;
       const top = places.reduce((a, b) => (b.y - b.radius < a.y - a.radius ? b : a));
       const left = top.x < L.center.x - 1;
-      const ly = Math.max(14, top.y - top.radius - 16);
+      const x = left ? top.x - top.radius - 8 : top.x + top.radius + 8;
+      const y = Math.max(14, top.y - top.radius - 16);
+      const text = `group ${shape.letter}`;
       gNetLabels
         .append("text")
         .attr("class", "group-label")
         .style("text-anchor", left ? "end" : "start")
-        .attr("x", left ? top.x - top.radius - 8 : top.x + top.radius + 8)
-        .attr("y", ly)
-        .attr("fill", d3.color(color)?.darker(1.2).formatHex() ?? color)
-        .text(`group ${groupLetter(i)}`);
-    });
+        .attr("x", x)
+        .attr("y", y)
+        .attr("fill", dark)
+        .text(text);
+      labelBoxes.push(textBox(x, y, text, 13, left ? "end" : "start"));
+    }
     // Links between nodes of different groups are cut (a ✕ on each, unless there are too many to read).
     const nodes = v.nodes.map((n) => n.id);
     let crossing = 0;
@@ -113,32 +158,16 @@ export function createNetworkLayer(g: NetworkGroups, arrowId: string): RingLayer
     }
   }
 
-  function drawClients(L: RingLayout): void {
-    const data = [...L.places.entries()].filter(([, p]) => p.kind === "client").map(([id, p]) => ({ id, p }));
-    gClients
-      .selectAll<SVGGElement, { id: string; p: Place }>("g.client")
-      .data(data, (d) => d.id)
-      .join((enter) => {
-        const g = enter.append("g").attr("class", "client");
-        g.append("circle");
-        g.append("text").attr("class", "client-id");
-        g.append("title");
-        return g;
-      })
-      .attr("transform", (d) => `translate(${d.p.x},${d.p.y})`)
-      .call((g) => g.select("circle").attr("r", L.clientRadius))
-      .call((g) => g.select("text").text((d) => (L.clientRadius >= 8 ? d.id : "")))
-      .call((g) => g.select("title").text((d) => `client ${d.id} (key-value workload)`));
-  }
-
   return {
     draw(v: SimView, L: RingLayout): void {
       if (L !== clientsL) {
         clientsL = L;
-        drawClients(L);
+        drawClients(gClients, L);
       }
       drawNetwork(v, L);
     },
-    frame(): void {},
+    frame(_v: SimView, _now: number, _clocks: boolean, board?: Box[]): void {
+      board?.push(...labelBoxes);
+    },
   };
 }

@@ -118,13 +118,13 @@ function paintNodes(upd: G<NodeDatum>, v: SimView, sel: RingMarks): void {
     .each(function (d) {
       setText(this, `T${d.n.term}`);
     });
-  upd.select(".status").attr("y", (d) => d.r + 22);
+  upd.select(".status").attr("y", (d) => d.r + 21);
   // Below the status line when there is one (down, paused, not a member).
   const hasStatus = (d: NodeDatum): boolean => d.n.status !== "up" || !d.n.member;
-  upd.select(".clock").attr("y", (d) => d.r + (hasStatus(d) ? 37 : 22));
+  upd.select(".clock").attr("y", (d) => d.r + (hasStatus(d) ? 37 : 21));
   upd
     .select<SVGTextElement>(".drift")
-    .attr("y", (d) => d.r + (hasStatus(d) ? 52 : 37))
+    .attr("y", (d) => d.r + (hasStatus(d) ? 53 : 37))
     .each(function (d) {
       setText(this, driftText(d.n.driftPpm));
     });

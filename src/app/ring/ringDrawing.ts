@@ -19,6 +19,7 @@ import { createFrames } from "../draw/frames";
 import { OKABE_ITO } from "../theme";
 import { clientIdsOf, computeLayout, displayNow, LEAD_MS, layoutKey, networkCaption, type RingLayout } from "./geometry";
 import { createHolderLayer, createStorageLayer } from "./holderLayer";
+import { fixedObstacles, nodeLines } from "./labels";
 import { NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { createDropLayer, createMessageLayer } from "./messageLayer";
 import { createMomentLayer } from "./momentLayer";
@@ -65,7 +66,7 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
   };
   const net = group("ring-net");
   const links = group("ring-links");
-  const clients = group("ring-clients");
+  const clients = group("ring-clients", false);
   // Messages pass under the processes (they leave and enter at the edge, and their labels never cover a node's id).
   const msgs = group("ring-messages");
   const nodes = group("ring-nodes", false);
@@ -82,8 +83,9 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
     createNodeLayer(nodes, select),
     createHolderLayer(holders, select),
     createStorageLayer(storage, select),
-    createMessageLayer(msgs, { select, focus: (id) => callbacks.focus?.(id) }),
+    // Drops before messages: their words take their spots first (see frame's board).
     createDropLayer(drops),
+    createMessageLayer(msgs, { select, focus: (id) => callbacks.focus?.(id) }),
     createMomentLayer(moments),
   ];
   return { root, caption, layers };
@@ -102,7 +104,9 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
   function frame(perfNow: number, clocks: boolean): void {
     if (view === null) return;
     const now = displayNow(view, received, perfNow);
-    for (const l of layers) l.frame(view, now, clocks);
+    // The text already on the drawing; each layer that places words keeps off it and adds its own.
+    const board = layout === null ? [] : fixedObstacles(layout, nodeLines(view.nodes));
+    for (const l of layers) l.frame(view, now, clocks, board);
   }
 
   function wantLoop(): boolean {
