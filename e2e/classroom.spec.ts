@@ -40,6 +40,10 @@ for (const [width, height, body, label] of [
     // The toolbar is one row, and nothing needs scrolling: the ring and each panel of the moment are on screen.
     const bar = await page.getByRole("region", { name: "Controls" }).boundingBox();
     expect(bar?.height ?? 0).toBeLessThan(height * 0.08);
+    for (const b of await page.getByRole("region", { name: "Controls" }).getByRole("button").all()) {
+      const box = await b.boundingBox();
+      expect((box?.x ?? 0) + (box?.width ?? 0), `${await b.textContent()} is cut off`).toBeLessThanOrEqual(width);
+    }
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(height);
     const ring = await page.getByRole("group", { name: "Cluster ring" }).boundingBox();
     expect(ring).not.toBeNull();

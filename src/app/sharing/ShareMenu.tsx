@@ -70,7 +70,7 @@ export function ShareMenu() {
   }, [open]);
   return (
     <>
-      <button ref={trigger} type="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
+      <button ref={trigger} type="button" className="share-trigger" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
         {SHARE_NAMES.open}
       </button>
       {open && <ShareDialog onClose={close} />}
