@@ -74,6 +74,17 @@ test("pause on a rejected write: the run stops at it, and the ring says ⊘ toke
   expect(box.x + box.width).toBeGreaterThan(storage.x);
   await expectInside(page, ".ring-svg g.moment .moment-box");
   expect(await screenFontPx(page, ".ring-svg g.moment .moment-main")).toBeGreaterThanOrEqual(18);
+  // Message labels keep off the callout (it takes its spot on the labels' board first).
+  const covered = await page.locator(".ring-svg").evaluate((svg) => {
+    const c = svg.querySelector("g.moment .moment-box")?.getBoundingClientRect();
+    if (c === undefined) return ["no callout"];
+    return [...svg.querySelectorAll("g.msg text, g.drop text")]
+      .filter((t) => getComputedStyle(t).display !== "none" && (t.textContent ?? "").trim() !== "")
+      .map((t) => ({ t: t.textContent ?? "", r: t.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.x < c.x + c.width && c.x < r.x + r.width && r.y < c.y + c.height && c.y < r.y + r.height)
+      .map(({ t }) => t);
+  });
+  expect(covered).toEqual([]);
   // The tallies: readable, the rejected count red.
   expect(await screenFontPx(page, ".ring-svg .storage .counts")).toBeGreaterThanOrEqual(16);
   const rejected = page.locator(".ring-svg .storage .rejected-count");

@@ -9,6 +9,7 @@ import type * as d3 from "d3";
 import type { Moment, MomentKind, SimView } from "../../worker/protocol";
 import { setText } from "../draw/dom";
 import type { Place, RingLayout } from "./geometry";
+import type { Box } from "./labels";
 import type { RingLayer } from "./layer";
 import "./moments.css";
 
@@ -89,6 +90,8 @@ type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
 export function createMomentLayer(g: Group): RingLayer {
   let shown: { n: number; run: number; since: number } | null = null;
   let current: Moment | null = null;
+  /** The shown callout's box, so message labels keep off it (the frame's board). */
+  let taken: Box | null = null;
 
   function place(v: SimView, L: RingLayout): void {
     const m = loudMoment(v);
@@ -97,6 +100,7 @@ export function createMomentLayer(g: Group): RingLayer {
     const p = m === null ? undefined : L.places.get(m.at);
     const visible = m !== null && p !== undefined && shown !== null && momentVisible(v, m, now - shown.since);
     current = visible ? m : null;
+    taken = null;
     const data = visible && p !== undefined ? [{ m, p }] : [];
     const sel = g
       .selectAll<SVGGElement, { m: Moment; p: Place }>("g.moment")
@@ -132,6 +136,7 @@ export function createMomentLayer(g: Group): RingLayer {
       box.setAttribute("y", String(at.y));
       box.setAttribute("width", String(w));
       box.setAttribute("height", String(h));
+      taken = { x: at.x, y: at.y, w, h };
       main.setAttribute("x", String(at.x + w / 2));
       main.setAttribute("y", String(at.y + PAD + MAIN_PX * 0.8));
       sub.setAttribute("x", String(at.x + w / 2));
@@ -143,12 +148,14 @@ export function createMomentLayer(g: Group): RingLayer {
     draw(v: SimView, L: RingLayout): void {
       place(v, L);
     },
-    frame(v: SimView): void {
+    frame(v: SimView, _now: number, _clocks: boolean, board: Box[] = []): void {
       // While playing, the callout goes after its few seconds even between views.
       if (current !== null && shown !== null && v.playing && performance.now() - shown.since >= MOMENT_SHOW_MS && v.pausedBy?.n !== current.n) {
         g.selectAll("g.moment").remove();
         current = null;
+        taken = null;
       }
+      if (taken !== null) board.push(taken);
     },
   };
 }

@@ -83,10 +83,10 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
     createNodeLayer(nodes, select),
     createHolderLayer(holders, select),
     createStorageLayer(storage, select),
-    // Drops before messages: their words take their spots first (see frame's board).
+    // The moment's callout, then drops, then messages: each takes its spot on the frame's board first (labels.ts).
+    createMomentLayer(moments),
     createDropLayer(drops),
     createMessageLayer(msgs, { select, focus: (id) => callbacks.focus?.(id) }),
-    createMomentLayer(moments),
   ];
   return { root, caption, layers };
 }
