@@ -4,6 +4,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
+import { node } from "./support";
 
 /**
  * One rule is off: label-content-name-mismatch flags the ring's nodes, whose visible
@@ -33,12 +34,17 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   expect(await audit(page)).toEqual([]);
   const ring = page.getByRole("group", { name: "Cluster ring" });
   const named = await ring.locator("[role=button]").evaluateAll((els) =>
-    els.map((e) => ({ name: e.getAttribute("aria-label") ?? "", id: e.querySelector(".node-id, .holder-id, .storage-id")?.textContent ?? "" })),
+    els.map((e) => ({ name: e.getAttribute("aria-label") ?? "", id: e.querySelector(".node-id, .holder-id, .storage-id, .client-id")?.textContent ?? "" })),
   );
-  expect(named.length).toBe(5 + 3 + 1);
+  // Nodes, holders, the storage and the two key-value clients.
+  expect(named.length).toBe(5 + 3 + 1 + 2);
   for (const n of named) expect(n.name).toContain(n.id);
 
   await page.getByRole("button", { name: /^holder h1, / }).click();
+  expect(await audit(page)).toEqual([]);
+  // A client on the ring is a button too: the inspector explains it.
+  await page.getByRole("button", { name: /^Select client c1 / }).click();
+  await expect(page.getByRole("region", { name: "Inspector" })).toContainText("key-value client");
   expect(await audit(page)).toEqual([]);
 
   await page.getByRole("button", { name: "Settings…" }).click();
@@ -52,7 +58,7 @@ test("the dashboard has no serious accessibility problems", async ({ page }) => 
   const slider = page.getByRole("slider", { name: "Time" });
   await slider.focus();
   await page.keyboard.press("Home");
-  await page.getByRole("button", { name: /^n1, / }).click();
+  await node(page, "n1").click();
   await page.getByRole("button", { name: "Kill n1" }).click();
   await expect(page.getByRole("list", { name: "Branches" }).getByRole("listitem")).toHaveCount(2);
   expect(await audit(page)).toEqual([]);

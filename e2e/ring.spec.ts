@@ -130,8 +130,11 @@ test("the Lease story view hides Raft's traffic and keeps the lease's", async ({
   expect(found).toBe(true);
   await pause(page);
   await page.waitForTimeout(300);
-  const titles = await page.locator(".ring-svg g.msg title").allTextContents();
-  expect(titles.some((t) => /^(acquire|granted|refresh|refreshed|write)/.test(t))).toBe(true);
+  // Between lease events the run goes faster (the automatic slow-down), so the message may have
+  // arrived by the time the pause lands: step, one event at a time, until one is in flight again.
+  const leaseInFlight = async () => (await page.locator(".ring-svg g.msg title").allTextContents()).some((t) => /^(acquire|granted|refresh|refreshed|write)/.test(t));
+  for (let k = 0; k < 200 && !(await leaseInFlight()); k++) await page.keyboard.press("s");
+  expect(await leaseInFlight()).toBe(true);
   const labels = await page.locator(".ring-svg .mlabel:not(.no-room)").allTextContents();
   expect(labels.filter((l) => l !== "").length).toBeGreaterThan(0);
   for (const l of labels) expect(l).not.toMatch(/append|heartbeat|vote/);

@@ -1,15 +1,16 @@
 /**
  * The ring's network layer: partition groups (a hull around each, or a halo around each
  * member when a hull would swallow someone else), cut links, one-way cuts, and the
- * clients (drawn, not selectable). Redrawn only when the layout or the network changes.
+ * clients (buttons, like the processes). Redrawn only when the layout or the network changes.
  */
 import * as d3 from "d3";
-import type { SimView } from "../../worker/protocol";
+import type { InspectTarget, SimView } from "../../worker/protocol";
 import { OKABE_ITO, textOn } from "../theme";
 import { linkSegment, type Place, pointAt, type RingLayout } from "./geometry";
 import { groupShapes } from "./groups";
 import { type Box, clientCaption, textBox } from "./labels";
 import type { RingLayer } from "./layer";
+import { asButton } from "./ringPointer";
 
 const GROUP_COLORS = [OKABE_ITO.green, OKABE_ITO.skyBlue, OKABE_ITO.orange, OKABE_ITO.yellow, OKABE_ITO.blue, OKABE_ITO.black];
 
@@ -25,21 +26,22 @@ export interface NetworkGroups {
   readonly labels: Group;
 }
 
-/** The clients (drawn, not selectable) and their caption. */
-function drawClients(gClients: Group, L: RingLayout): void {
+/** The clients (buttons: the inspector shows what a client is and its requests) and their caption. */
+function drawClients(gClients: Group, L: RingLayout, select: (t: InspectTarget) => void): void {
   const data = [...L.places.entries()].filter(([, p]) => p.kind === "client").map(([id, p]) => ({ id, p }));
   gClients
     .selectAll<SVGGElement, { id: string; p: Place }>("g.client")
     .data(data, (d) => d.id)
     .join((enter) => {
-      const g = enter.append("g").attr("class", "client").attr("role", "img");
+      const g = enter.append("g").attr("class", "client");
+      asButton(g, (d) => ({ kind: "client", id: d.id }), select);
       g.append("circle");
       g.append("text").attr("class", "client-id").attr("aria-hidden", "true");
       g.append("title");
       return g;
     })
     .attr("transform", (d) => `translate(${d.p.x},${d.p.y})`)
-    .attr("aria-label", (d) => `client ${d.id}: a key-value client that writes through the leader`)
+    .attr("aria-label", (d) => `Select client ${d.id} (a key-value client that writes through the leader)`)
     .call((g) => g.select("circle").attr("r", L.clientRadius))
     .call((g) => g.select("text").text((d) => (L.clientRadius >= 8 ? d.id : "")))
     .call((g) => g.select("title").text((d) => `client ${d.id}: a key-value client that writes through the leader`));
@@ -60,7 +62,7 @@ function drawClients(gClients: Group, L: RingLayout): void {
 }
 
 /** `arrowId`: the id of the arrowhead marker for one-way cuts. */
-export function createNetworkLayer(g: NetworkGroups, arrowId: string): RingLayer {
+export function createNetworkLayer(g: NetworkGroups, arrowId: string, select: (t: InspectTarget) => void): RingLayer {
   const { net: gNet, links: gLinks, clients: gClients, labels: gNetLabels } = g;
   let netK = "";
   let netL: RingLayout | null = null;
@@ -162,7 +164,7 @@ export function createNetworkLayer(g: NetworkGroups, arrowId: string): RingLayer
     draw(v: SimView, L: RingLayout): void {
       if (L !== clientsL) {
         clientsL = L;
-        drawClients(gClients, L);
+        drawClients(gClients, L, select);
       }
       drawNetwork(v, L);
     },

@@ -79,7 +79,7 @@ function createLayers(svg: SVGSVGElement, uid: string, callbacks: RingCallbacks)
   const caption = group("ring-caption").append("text").attr("class", "caption").attr("x", 8).attr("y", 18);
   const select = (t: InspectTarget): void => callbacks.select(t);
   const layers: readonly RingLayer[] = [
-    createNetworkLayer({ net, links, clients, labels: netLabels }, `${uid}-arrow`),
+    createNetworkLayer({ net, links, clients, labels: netLabels }, `${uid}-arrow`, select),
     createNodeLayer(nodes, select),
     createHolderLayer(holders, select),
     createStorageLayer(storage, select),
