@@ -66,6 +66,20 @@ for (const [width, height, body, label] of [
   });
 }
 
+test("paused on a key moment in classroom mode: the caption says so, and the controls stay one row", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.addInitScript(() => localStorage.setItem("lease-lab:moment-options", JSON.stringify({ pauseOn: ["grant"], autoSlow: true })));
+  await page.goto("/?seed=3&holders=2&speed=1");
+  await expect(page.getByRole("button", { name: "Classroom" })).toBeVisible();
+  await page.keyboard.press("c");
+  await expect(page.getByTestId("classroom-caption")).toContainText(/^Paused: At \d[^:]*: The lease service granted/);
+  const bar = await page.getByRole("region", { name: "Controls" }).boundingBox();
+  expect(bar?.height ?? 0).toBeLessThan(1080 * 0.08);
+  await shot(page, "classroom-paused-1920");
+  expect(errors).toEqual([]);
+});
+
 test("'.' blanks the screen and any key brings it back; PageDown and PageUp step between markers", async ({ page }) => {
   const errors = watchErrors(page);
   await page.setViewportSize({ width: 1920, height: 1080 });

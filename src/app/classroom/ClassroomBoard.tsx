@@ -33,12 +33,14 @@ export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
   const index = useLab((s) => s.view?.lesson?.index ?? null);
   const exploring = useLab((s) => (s.view?.lesson?.exploringFrom ?? null) !== null);
   const moment = useLab((s) => (s.view === null ? null : latestMoment(s.view.moments ?? [], s.view.now)));
+  const pausedHere = useLab((s) => moment !== null && s.view?.pausedBy?.n === moment.n);
   const step = lesson === undefined || index === null || exploring ? null : ((lesson.lesson.steps[index] as LessonStep | undefined) ?? null);
   // In a lesson the card takes most of the side: one panel, the one the step points at.
   const panels = lesson !== undefined && !exploring ? classroomPanels(step, null, 1) : classroomPanels(null, moment, 2);
   return (
     <main className="classroom-board">
       <p className="classroom-caption" role="status" aria-live="polite" data-testid="classroom-caption">
+        {pausedHere ? "Paused: " : ""}
         {captionOf(moment)}
       </p>
       <div className="classroom-stage">
