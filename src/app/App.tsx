@@ -32,7 +32,6 @@ import {
 } from "./store";
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
-import { trapTab } from "./focusTrap";
 import type { LessonBoot } from "./lesson/boot";
 import { LessonCard } from "./lesson/LessonCard";
 import { type PanelId, panelsNeeded } from "./lesson/panels";
@@ -41,13 +40,16 @@ import { CourseDialog } from "./course/CourseDialog";
 import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
 import { LibraryDialog } from "./library/LibraryDialog";
 import { ScenarioCard } from "./library/ScenarioCard";
+import { Modal } from "./Modal";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
   const lab = useLabStore();
   useEffect(() => {
     const first =
-      lesson === undefined ? undefined : ({ type: "lesson-start", settings: params.settings, lesson: lesson.lesson, step: lesson.step } as const);
+      lesson === undefined
+        ? undefined
+        : ({ type: "lesson-start", settings: params.settings, lesson: lesson.lesson, step: lesson.step } as const);
     return connectSimulation(lab, params.settings, params.problems, params.run, first, params.at);
   }, [lab, params, lesson]);
   return (
@@ -280,7 +282,11 @@ function ViolationBanner() {
         ✗ Safety violated{total > 1 ? ` (${total} violations)` : ""}: {latest.invariant}
       </strong>{" "}
       at {formatInstant(latest.timeUs)}, involving {latest.nodes.join(", ")}. {latest.explanation}{" "}
-      <button type="button" className="small" onClick={() => document.getElementById("checker-title")?.scrollIntoView({ behavior: "smooth" })}>
+      <button
+        type="button"
+        className="small"
+        onClick={() => document.getElementById("checker-title")?.scrollIntoView({ behavior: "smooth" })}
+      >
         Show details
       </button>
     </section>
@@ -323,31 +329,29 @@ function HelpOverlay() {
   const close = useUi((u) => u.closeHelp);
   if (!open) return null;
   return (
-    <div className="overlay" role="presentation">
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title" onKeyDown={trapTab}>
-        <h2 id="help-title">Keyboard shortcuts</h2>
-        <table className="shortcuts">
-          <tbody>
-            {SHORTCUTS.map((s) => (
-              <tr key={s.keys}>
-                <th scope="row">
-                  <kbd>{s.keys}</kbd>
-                </th>
-                <td>{s.does}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <p className="small-print">
-          Everything you see is a deterministic simulation: virtual time, one seeded random generator. The same seed and the same clicks
-          give the same run. Times are virtual ({formatInstant(1_000_000)} = one simulated second).
-        </p>
-        <div className="actions dialog-actions">
-          <button type="button" className="primary" onClick={close}>
-            Close
-          </button>
-        </div>
+    <Modal labelledBy="help-title" onClose={close}>
+      <h2 id="help-title">Keyboard shortcuts</h2>
+      <table className="shortcuts">
+        <tbody>
+          {SHORTCUTS.map((s) => (
+            <tr key={s.keys}>
+              <th scope="row">
+                <kbd>{s.keys}</kbd>
+              </th>
+              <td>{s.does}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="small-print">
+        Everything you see is a deterministic simulation: virtual time, one seeded random generator. The same seed and the same clicks give
+        the same run. Times are virtual ({formatInstant(1_000_000)} = one simulated second).
+      </p>
+      <div className="actions dialog-actions">
+        <button type="button" className="primary" onClick={close}>
+          Close
+        </button>
       </div>
-    </div>
+    </Modal>
   );
 }

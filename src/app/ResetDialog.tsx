@@ -5,9 +5,9 @@
  */
 import { useEffect, useId, useRef } from "react";
 import type { SimView } from "../worker/protocol";
-import { trapTab } from "./focusTrap";
 import { type LabState, selectSend, useLab } from "./store";
 import { useUi } from "./ui";
+import { Modal } from "./Modal";
 
 /** What a Reset would throw away: the user's own actions on this branch and the other branches; null when nothing. */
 export function resetLoses(view: SimView): { readonly actions: number; readonly branches: number } | null {
@@ -56,34 +56,21 @@ export function ResetDialog() {
     send({ type: "restart" });
   };
   return (
-    <div className="overlay" role="presentation">
-      <div
-        className="dialog"
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={textId}
-        onKeyDown={(e) => {
-          e.stopPropagation();
-          if (e.key === "Escape") close();
-          else trapTab(e);
-        }}
-      >
-        <h2 id={titleId}>Start this run again from 0 s?</h2>
-        <p id={textId}>
-          Reset throws away {loses === null ? "nothing of yours" : lossWords(loses)}. It cannot be undone.
-          {view.timeline.script !== null && " The scenario's own scripted actions come back with the run."} To keep this run, use Share &amp;
-          export first (Copy share link or Download scenario).
-        </p>
-        <div className="actions dialog-actions">
-          <button type="button" className="danger" onClick={reset}>
-            Reset and lose them
-          </button>
-          <button ref={keep} type="button" className="primary" onClick={close}>
-            Keep my run
-          </button>
-        </div>
+    <Modal role="alertdialog" labelledBy={titleId} describedBy={textId} onClose={close} keepKeys>
+      <h2 id={titleId}>Start this run again from 0 s?</h2>
+      <p id={textId}>
+        Reset throws away {loses === null ? "nothing of yours" : lossWords(loses)}. It cannot be undone.
+        {view.timeline.script !== null && " The scenario's own scripted actions come back with the run."} To keep this run, use Share &amp;
+        export first (Copy share link or Download scenario).
+      </p>
+      <div className="actions dialog-actions">
+        <button type="button" className="danger" onClick={reset}>
+          Reset and lose them
+        </button>
+        <button ref={keep} type="button" className="primary" onClick={close}>
+          Keep my run
+        </button>
       </div>
-    </div>
+    </Modal>
   );
 }

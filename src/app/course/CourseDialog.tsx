@@ -4,12 +4,12 @@
  * lessons use). One dialog, three views; the toolbar's "Course" button opens it too.
  */
 import { useEffect, useRef } from "react";
-import { trapTab } from "../focusTrap";
 import { GLOSSARY_TERMS, lessonCatalog } from "../lesson/catalog";
 import { loadProgress } from "../lesson/progress";
 import { useUi } from "../ui";
 import { saveLastVisit } from "./visit";
 import "./course.css";
+import { Modal } from "../Modal";
 
 export type CourseView = "welcome" | "course" | "glossary";
 
@@ -28,37 +28,26 @@ export function CourseDialog() {
     close();
   };
   return (
-    <div className="overlay" role="presentation">
-      <div
-        className="dialog course-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="course-title"
-        onKeyDown={(e) => {
-          if (e.key === "Escape") leave();
-          else trapTab(e);
-        }}
-      >
-        <h2 id="course-title" ref={heading} tabIndex={-1}>
-          {TITLES[view]}
-        </h2>
-        {view === "welcome" && <Welcome onLab={leave} />}
-        {view === "course" && <Course />}
-        {view === "glossary" && <Glossary />}
-        <div className="actions dialog-actions">
-          {view !== "welcome" && (
-            <button type="button" onClick={() => useUi.getState().openCourse(view === "course" ? "glossary" : "course")}>
-              {view === "course" ? "Glossary" : "The course"}
-            </button>
-          )}
-          {view !== "welcome" && (
-            <button type="button" className="primary" onClick={leave}>
-              Close
-            </button>
-          )}
-        </div>
+    <Modal className="course-dialog" labelledBy="course-title" onClose={leave}>
+      <h2 id="course-title" ref={heading} tabIndex={-1}>
+        {TITLES[view]}
+      </h2>
+      {view === "welcome" && <Welcome onLab={leave} />}
+      {view === "course" && <Course />}
+      {view === "glossary" && <Glossary />}
+      <div className="actions dialog-actions">
+        {view !== "welcome" && (
+          <button type="button" onClick={() => useUi.getState().openCourse(view === "course" ? "glossary" : "course")}>
+            {view === "course" ? "Glossary" : "The course"}
+          </button>
+        )}
+        {view !== "welcome" && (
+          <button type="button" className="primary" onClick={leave}>
+            Close
+          </button>
+        )}
       </div>
-    </div>
+    </Modal>
   );
 }
 

@@ -4,11 +4,11 @@
  * address becomes ?scenario=ID); a scenario of a pair offers "Compare" too.
  */
 import { useEffect, useRef } from "react";
-import { trapTab } from "../focusTrap";
 import { useLabStore } from "../store";
 import { type LibraryEntry, pairOf, scenarioLibrary, whatToWatch } from "./catalog";
 import { goCompare, openLibraryScenario, useLibraryUi } from "./open";
 import "./library.css";
+import { Modal } from "../Modal";
 
 export function LibraryDialog() {
   const open = useLibraryUi((u) => u.open);
@@ -20,32 +20,21 @@ export function LibraryDialog() {
   if (!open) return null;
   const close = (): void => setOpen(false);
   return (
-    <div className="overlay" role="presentation">
-      <div
-        className="dialog library-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="library-title"
-        onKeyDown={(e) => {
-          if (e.key === "Escape") close();
-          else trapTab(e);
-        }}
-      >
-        <h2 id="library-title" ref={heading} tabIndex={-1}>
-          Scenarios
-        </h2>
-        <p className="library-intro">
-          Each scenario is one reproducible run: the same seed and the same scripted faults every time, with what must be true at given
-          moments. Open one to watch it in the lab: its card lists what must hold, and ticks each item as the run gets there.
-        </p>
-        <LibraryList onOpened={close} />
-        <div className="actions dialog-actions">
-          <button type="button" className="primary" onClick={close}>
-            Close
-          </button>
-        </div>
+    <Modal className="library-dialog" labelledBy="library-title" onClose={close}>
+      <h2 id="library-title" ref={heading} tabIndex={-1}>
+        Scenarios
+      </h2>
+      <p className="library-intro">
+        Each scenario is one reproducible run: the same seed and the same scripted faults every time, with what must be true at given
+        moments. Open one to watch it in the lab: its card lists what must hold, and ticks each item as the run gets there.
+      </p>
+      <LibraryList onOpened={close} />
+      <div className="actions dialog-actions">
+        <button type="button" className="primary" onClick={close}>
+          Close
+        </button>
       </div>
-    </div>
+    </Modal>
   );
 }
 
