@@ -12,7 +12,6 @@
  * checked again as the new branch runs, since its future may differ.
  */
 import type { Timeline } from "../core/replay/timeline";
-import type { TimedAction } from "../core/scenario/record";
 import { checkExpectation, describeExpectation, type RunObserver, scenarioActions } from "../core/scenario/runner";
 import type { Expectation, Scenario } from "../core/scenario/schema";
 import { formatDuration, formatInstant } from "../core/sim/time";
