@@ -3,9 +3,11 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkLinearizability, describeLinResult } from "../../src/core/lin/check";
+import { RaftNode } from "../../src/core/raft/node";
 import type { HistoryOp } from "../../src/core/scenario/history";
 import { runScenario } from "../../src/core/scenario/runner";
 import { parseScenario, parseScenarioText } from "../../src/core/scenario/schema";
+import { staleReads } from "../../src/core/scenario/staleReads";
 
 type Outcome = HistoryOp["outcome"];
 let seq = 0;
@@ -194,6 +196,42 @@ describe("linearizability of real runs", () => {
       const i = ops.findIndex((o) => o.operation === "get" && o.outcome === "ok");
       const bad = ops.map((o, j) => (j === i ? { ...o, output: { value: "never-written" } } : o));
       expect(checkLinearizability(bad).verdict, `seed ${seed}`).toBe("violation");
+    }
+  });
+});
+
+describe("linearizability: a planted bug", () => {
+  it("finds the stale reads of a leader that skips ReadIndex, and names the read", () => {
+    const proto = RaftNode.prototype as unknown as Record<string, unknown>;
+    const original = proto.requestRead;
+    expect(typeof original).toBe("function");
+    proto.requestRead = function (this: RaftNode, ctx: unknown) {
+      if (this.role !== "leader") return false;
+      (this as unknown as { st: { readStates: { ctx: unknown; index: number }[] } }).st.readStates.push({ ctx, index: this.commitIndex });
+      return true;
+    };
+    try {
+      const s = parseScenario({
+        name: "hunt",
+        duration: "6s",
+        clients: { count: 3, workload: "random" },
+        nemesis: { intervalMin: "50ms", intervalMax: "500ms", quietAfter: "5s" },
+      });
+      if (!s.ok) throw new Error(s.errors.join("; "));
+      let found: number | null = null;
+      for (let seed = 1; seed <= 200 && found === null; seed++) {
+        const h = runScenario(s.scenario, { seed, history: true, checkers: false }).history;
+        if (h === null || staleReads(h).length === 0) continue;
+        found = seed;
+        const r = checkLinearizability(h.operations);
+        expect(r.verdict, `seed ${seed}`).toBe("violation");
+        const bad = r.keys.find((k) => k.verdict === "violation");
+        expect(bad?.stuck?.operation, `seed ${seed}`).toBe("get");
+        console.log(`planted ReadIndex bug, seed ${seed}:\n${describeLinResult(r).join("\n")}`);
+      }
+      expect(found, "no seed in 1..200 showed a stale read").not.toBeNull();
+    } finally {
+      proto.requestRead = original;
     }
   });
 });
