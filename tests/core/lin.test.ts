@@ -91,6 +91,20 @@ describe("linearizability of key-value histories", () => {
     expect(checkLinearizability([put("c1", "x", "a", 0, 1), maybe, get("c2", "x", "a", 10, 11), get("c2", "x", "b", 12, 13)]).verdict).toBe("ok");
   });
 
+  it("drops unknown appends that no answer shows (a key of appends and reads only), and keeps the others", () => {
+    const unseen = Array.from({ length: 10 }, (_, i) => op(`c${i}`, "append", "x", `i${i};`, "info", null, 0, null));
+    const needed = op("d", "append", "x", "n;", "info", null, 0, null);
+    const h = [...unseen, needed, get("r", "x", "n;", 10, 11)];
+    const r = checkLinearizability(h, 50);
+    expect(r.verdict).toBe("ok");
+    expect(r.keys[0]?.operations).toBe(2);
+    // Kept when an answer shows it, and then it cannot be undone.
+    expect(checkLinearizability([needed, get("r", "x", "n;", 10, 11), get("r", "x", null, 12, 13)]).verdict).toBe("violation");
+    // Not dropped on a key with puts: a put may have overwritten it after it was seen by no one.
+    const withPut = [...h, put("p", "x", "q", 20, 21)];
+    expect(checkLinearizability(withPut).keys[0]?.operations).toBe(13);
+  });
+
   it("checks each key on its own: a violation on one key leaves the others linearizable", () => {
     const h = [put("c1", "x", "a", 0, 10), get("c2", "y", "a", 1, 2), get("c2", "x", "a", 11, 12), put("c3", "y", "b", 0, 1)];
     const r = checkLinearizability(h);

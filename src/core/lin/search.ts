@@ -7,7 +7,8 @@
  * tried before); it is then lifted out of the list and the walk restarts. Meeting a return
  * means that operation should already have been linearized: undo the last choice and try the
  * next one. Operations with an unknown outcome have no return, so they never force
- * backtracking and may stay unlinearized (they never took effect).
+ * backtracking and may stay unlinearized (they never took effect); among the candidates they
+ * are tried last.
  */
 import type { LinOp, Value } from "./register";
 
@@ -78,10 +79,13 @@ export function searchRegister(ops: readonly LinOp[], initial: Value, maxSteps: 
     bits[i >> 5] = (bits[i >> 5] as number) ^ (1 << (i & 31));
   };
   const seen = new Set<string>();
-  const stack: { entry: Entry; before: Value }[] = [];
+  const stack: { entry: Entry; before: Value; unknownPass: boolean }[] = [];
   let done = 0;
   let value = initial;
   let entry = head.next;
+  // The calls before the first return are the candidates: first those that returned, then (a
+  // second pass) those with an unknown outcome, which are rarely needed and costly to try.
+  let unknownPass = false;
   let steps = 0;
   let worst: { prefix: number[]; value: Value; stuck: number } | null = null;
 
@@ -89,20 +93,30 @@ export function searchRegister(ops: readonly LinOp[], initial: Value, maxSteps: 
     if (++steps > maxSteps) return { verdict: "unknown", steps: maxSteps };
     if (entry?.call) {
       const e: Entry = entry;
+      if ((e.match === null) !== unknownPass) {
+        entry = e.next;
+        continue;
+      }
       const next = (ops[e.op] as LinOp).step(value);
       flip(e.op);
       const key = next === undefined ? "" : `${bits.join(",")}|${next === null ? "-" : `=${next}`}`;
       if (next !== undefined && !seen.has(key)) {
         seen.add(key);
-        stack.push({ entry: e, before: value });
+        stack.push({ entry: e, before: value, unknownPass });
         value = next;
         lift(e);
         if (e.match !== null) done++;
         entry = head.next;
+        unknownPass = false;
       } else {
         flip(e.op);
         entry = e.next;
       }
+      continue;
+    }
+    if (!unknownPass) {
+      unknownPass = true;
+      entry = head.next;
       continue;
     }
     // A return (or the end): that operation should have been linearized by now.
@@ -119,6 +133,7 @@ export function searchRegister(ops: readonly LinOp[], initial: Value, maxSteps: 
     unlift(f.entry);
     if (f.entry.match !== null) done--;
     entry = f.entry.next;
+    unknownPass = f.unknownPass;
   }
   return { verdict: "ok", steps };
 }
