@@ -105,6 +105,30 @@ describe("linearizability of key-value histories", () => {
     expect(checkLinearizability(withPut).keys[0]?.operations).toBe(13);
   });
 
+  it("checks cas against its recorded expected value", () => {
+    const cas = (expect: string | null, applied: boolean, answer: string | null, outcome: Outcome = "ok") => ({
+      ...op("c2", "cas", "x", "b", outcome, answer, 2, 3, { applied }),
+      expect,
+    });
+    const a = put("c1", "x", "a", 0, 1);
+    expect(checkLinearizability([a, cas("a", true, "b"), get("c3", "x", "b", 4, 5)]).verdict).toBe("ok");
+    expect(checkLinearizability([a, cas("z", true, "b")]).verdict).toBe("violation");
+    expect(checkLinearizability([a, cas("z", false, "a"), get("c3", "x", "a", 4, 5)]).verdict).toBe("ok");
+    expect(checkLinearizability([a, cas("a", false, "a")]).verdict).toBe("violation");
+    // An unknown cas whose precondition failed had no effect even if it happened.
+    expect(checkLinearizability([a, cas("z", false, null, "info"), get("c3", "x", "b", 4, 5)]).verdict).toBe("violation");
+    expect(checkLinearizability([a, cas("a", false, null, "info"), get("c3", "x", "b", 4, 5)]).verdict).toBe("ok");
+  });
+
+  it("a key put with a lease may vanish when the lease ends; one put without may not", () => {
+    const leased = { ...put("h1", "/holders/h1", "h1", 0, 1), lease: "lock" };
+    const refused = { ...op("h1", "put", "/holders/h1", "h1", "ok", null, 10, 11, { error: "lease lock is not held" }), lease: "lock" };
+    expect(checkLinearizability([leased, get("c1", "/holders/h1", null, 5, 6), refused]).verdict).toBe("ok");
+    const plain = put("h1", "/holders/h1", "h1", 0, 1);
+    expect(checkLinearizability([plain, get("c1", "/holders/h1", null, 5, 6)]).verdict).toBe("violation");
+    expect(checkLinearizability([plain, { ...refused, lease: undefined }]).verdict).toBe("violation");
+  });
+
   it("checks each key on its own: a violation on one key leaves the others linearizable", () => {
     const h = [put("c1", "x", "a", 0, 10), get("c2", "y", "a", 1, 2), get("c2", "x", "a", 11, 12), put("c3", "y", "b", 0, 1)];
     const r = checkLinearizability(h);
@@ -195,6 +219,17 @@ describe("linearizability of real runs", () => {
     expect(kv.length).toBeGreaterThan(0);
     const r = checkLinearizability(h?.operations ?? []);
     expect(r.verdict, describeLinResult(r).join("\n")).toBe("ok");
+  });
+
+  it("the lease holders' keys (put with their lease, deleted when it ends) are recorded with the lease and accepted", () => {
+    const s = parseScenario({ name: "holders", duration: "20s", holders: { count: 3, ttlMs: 1500 }, nemesis: {} });
+    if (!s.ok) throw new Error(s.errors.join("; "));
+    for (const seed of [1, 2]) {
+      const ops = runScenario(s.scenario, { seed, history: true, checkers: false }).history?.operations ?? [];
+      expect(ops.some((o) => o.operation === "put" && o.lease !== undefined), `seed ${seed}`).toBe(true);
+      const r = checkLinearizability(ops);
+      expect(r.verdict, `seed ${seed}:\n${describeLinResult(r).join("\n")}`).toBe("ok");
+    }
   });
 
   it("random reads and appends under the random nemesis stay linearizable", () => {

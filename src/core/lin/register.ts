@@ -10,14 +10,15 @@
  *   or never (which is the same as taking effect after everything else); an `info` read is
  *   dropped, since nothing is known of what it read.
  *
- * `cas`: the history records the new value but not the expected one, so a swap's
- * precondition cannot be checked. An `ok` cas that applied is a write of its value; one that
- * did not apply reads its answer's value; an `info` cas has an unknown effect: it may have set
- * its value (like an `info` put) or done nothing (like never taking effect).
+ * `cas` with its `expect` recorded swaps when the value is the expected one. In a history
+ * without `expect` (files written before it was recorded) a swap's precondition cannot be
+ * checked: an `ok` cas that applied is a write of its value, one that did not apply reads its
+ * answer's value, and an `info` cas has an unknown effect (it set its value, or did nothing).
  *
- * A key written with a lease attached disappears when the lease ends, which is no client
- * operation; the history does not say which writes named a lease, so a read of such a
- * vanished key would be reported. The shipped clients write without leases.
+ * A put with a `lease` attaches the key to the lease, which deletes the key when it ends: no
+ * client operation does that, so each such put brings an unknown "lease-end" delete that may
+ * take effect any time after the put's call, or never (generous: it may also be placed
+ * before the put, or let a key vanish whose lease still runs).
  */
 import type { HistoryOp } from "../scenario/history";
 
@@ -68,8 +69,15 @@ function stepOf(op: HistoryOp): ((v: Value) => Value | undefined) | null {
         return seen === undefined || seen === next ? next : undefined;
       };
     }
-    case "cas":
-      return !known || out.applied === true ? () => value : reads(answered(op));
+    case "cas": {
+      const expect = op.expect;
+      if (expect === undefined) return !known || out.applied === true ? () => value : reads(answered(op));
+      if (!known) return (v) => (v === expect ? value : v);
+      const seen = answered(op);
+      return out.applied === true
+        ? (v) => (v === expect ? value : undefined)
+        : (v) => (v !== expect && (seen === undefined || seen === v) ? v : undefined);
+    }
     default:
       return null;
   }
@@ -92,6 +100,10 @@ export function registersOf(operations: readonly HistoryOp[]): Map<string, LinOp
     const ret = op.outcome === "info" || op.returnUs === null ? Number.POSITIVE_INFINITY : op.returnUs;
     const list = byKey.get(op.key) ?? [];
     list.push({ op, call: op.callUs, ret, step });
+    if (op.operation === "put" && op.lease !== undefined && step !== null && isWrite(op)) {
+      const end: HistoryOp = { ...op, client: `lease ${op.lease}`, operation: "lease-end", value: null, outcome: "info", output: null, returnUs: null };
+      list.push({ op: end, call: op.callUs, ret: Number.POSITIVE_INFINITY, step: () => null });
+    }
     byKey.set(op.key, list);
   }
   for (const [key, ops] of byKey) byKey.set(key, withoutUnseenAppends(ops));
