@@ -324,7 +324,6 @@ function main(argv: string[]): number {
       };
       results.push(full);
       if (!o.json) printRun(full, o.quiet);
-      if (!o.json && lin !== null && (!o.quiet || lin.verdict !== "ok")) for (const line of describeLinResult(lin)) console.log(`     ${line}`);
     }
   }
 
@@ -365,7 +364,7 @@ function main(argv: string[]): number {
   } else {
     const simS = results.reduce((s, r) => s + r.durationUs, 0) / 1e6;
     console.log(
-      `\n${results.length} run(s), ${results.filter((r) => !r.ok).length} failed, ${violations.length} violation(s); ` +
+      `\n${results.length} run(s), ${results.filter((r) => !r.ok).length} failed, ${violations.length} violation(s)${linSummary(results)}; ` +
         `${simS.toFixed(1)} simulated s in ${wallS.toFixed(2)} s wall`,
     );
     for (const r of results.filter((x) => !x.ok).slice(0, 10)) console.log(`  reproduce: ${r.reproduce}`);
@@ -373,7 +372,16 @@ function main(argv: string[]): number {
   return ok ? EXIT_OK : results.some((r) => r.brokeSafety) ? EXIT_VIOLATION : EXIT_FAILED;
 }
 
-function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
+/** With --check: how many runs' histories were not linearizable, or could not be decided. */
+function linSummary(results: readonly { linearizability: LinResult | null }[]): string {
+  const checked = results.map((r) => r.linearizability).filter((x) => x !== null);
+  if (checked.length === 0) return "";
+  const bad = checked.filter((x) => x.verdict === "violation").length;
+  const unknown = checked.filter((x) => x.verdict === "unknown").length;
+  return `, ${bad} not linearizable${unknown > 0 ? `, ${unknown} unknown` : ""}`;
+}
+
+function printRun(r: RunResult & { reproduce: string; linearizability: LinResult | null }, quiet: boolean): void {
   const head = `${r.ok ? "ok  " : "FAIL"} ${r.name} seed=${r.seed} hash=${r.traceHash} events=${r.events} leader=${r.leader ?? "-"}`;
   if (quiet && r.ok) return;
   console.log(head);
@@ -384,6 +392,8 @@ function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
   for (const b of r.boundsBroken)
     console.log(`     bound broken (${b.bound}) at ${formatInstant(b.time)} [${b.nodes.join(", ")}]: ${b.detail}`);
   for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatInstant(f.time)} skipped: ${f.error}`);
+  const lin = r.linearizability;
+  if (lin !== null && (!quiet || lin.verdict !== "ok")) for (const line of describeLinResult(lin)) console.log(`     ${line}`);
   if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
 }
 

@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -31,6 +33,27 @@ describe("npm run sim -- --check linearizability", () => {
     expect(tight.code, tight.err).toBe(0);
     expect(tight.out).toContain("linearizability: unknown (timed out after 2 steps)");
     expect(tight.out).toMatch(/^ {5}key k\d: unknown \(timed out after 2 steps; \d+ operations\)$/m);
+  });
+
+  it("a history that is not linearizable fails the run (exit 1) and says which read saw what", () => {
+    // The CLI with the "ReadIndex skipped" bug planted (a preloaded module), on the mutation hunt's settings.
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-lin-"));
+    const file = join(dir, "hunt.json");
+    const hunt = { intervalMin: "50ms", intervalMax: "500ms", quietAfter: "5s" };
+    writeFileSync(file, JSON.stringify({ name: "hunt", duration: "6s", clients: { count: 3, workload: "random" }, nemesis: hunt }));
+    const args = [join(root, "src/cli/main.ts"), "--scenario", file, "--seed", "13", "--check", "linearizability", "--quiet"];
+    const planted = join(root, "tests/support/plant-readindex.ts");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--import", planted, ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/key k\d+: NOT linearizable/);
+    expect(r.stdout).toMatch(/and then this one cannot be placed: c\d \(session c\d\.\d, #\d+\) get k\d+, answered /);
+    expect(r.stdout).toMatch(/at that point the key held ".+" \(written by c\d/);
+    expect(r.stdout).toContain("1 not linearizable");
+    expect(r.stdout).toContain("reproduce: npm run sim -- --scenario");
+    // Without the plant, the same run is clean.
+    const clean = spawnSync(process.execPath, ["--import", "tsx", ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    expect(clean.status, clean.stdout).toBe(0);
+    expect(clean.stdout).toContain("0 not linearizable");
   });
 
   it("refuses a bad --check or --check-steps before running (exit 2)", () => {
