@@ -1,7 +1,8 @@
 /**
  * Headless runner: scenarios, seed sweeps, the random nemesis, NDJSON traces and
  * JSON results. Exit 0 when every run is clean, 1 when a safety rule broke (an
- * invariant violation the scenario does not expect), 3 when no rule broke but the
+ * invariant violation the scenario does not expect, or with `--check linearizability`
+ * a clients' history that is not linearizable), 3 when no rule broke but the
  * cluster did not do what was expected (a failed expectation, e.g. no leader after the
  * nemesis's quiet period, or an action that could not be done), printing the seed that
  * reproduces it; 2 on bad input, before anything runs.
@@ -10,6 +11,7 @@ import { accessSync, closeSync, constants, createWriteStream, openSync, readFile
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import type { Lesson } from "../core/lesson/schema";
+import { checkLinearizability, DEFAULT_MAX_STEPS, describeLinResult, type LinResult } from "../core/lin/check";
 import { parseLessonText } from "../core/lesson/schema";
 import { type RunResult, runScenario, unexpected } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
@@ -37,12 +39,20 @@ const USAGE = `Usage: npm run sim -- [options]
   --trace FILE        write every trace event as NDJSON (one run only)
   --history FILE      write the clients' operation history as JSON (one run only;
                       format in docs/history.md)
+  --check linearizability
+                      after each run, check that the key-value clients' history
+                      is linearizable (each key a register); a violation fails
+                      the run (exit 1) and prints the operations involved; a
+                      search that runs out of steps prints "unknown" and does
+                      not fail the run
+  --check-steps N     the search's step budget per key (default ${DEFAULT_MAX_STEPS})
   --json              print one JSON document on stdout
   --no-checkers       turn the invariant checkers off (faster, for benchmarks)
   --quiet             print failures and the summary only
   --help              this text
 
-Exit status: 0 all clean; 1 a safety rule broke (an invariant violation);
+Exit status: 0 all clean; 1 a safety rule broke (an invariant violation, or a
+history that is not linearizable with --check);
 3 no rule broke but a run failed (an expectation, e.g. a leader after the faults
 stopped, or an action that could not be done); 2 bad input (nothing ran).`;
 
@@ -68,6 +78,8 @@ interface Options {
   nemesis: boolean;
   trace: string | undefined;
   history: string | undefined;
+  /** --check linearizability: the step budget per key, or null without the check. */
+  checkSteps: number | null;
   json: boolean;
   checkers: boolean;
   quiet: boolean;
@@ -90,6 +102,8 @@ function parseOptions(argv: string[]): Options | "help" {
         history: { type: "string" },
         nemesis: { type: "string" },
         trace: { type: "string" },
+        check: { type: "string" },
+        "check-steps": { type: "string" },
         json: { type: "boolean", default: false },
         "no-checkers": { type: "boolean", default: false },
         quiet: { type: "boolean", default: false },
@@ -137,6 +151,11 @@ function parseOptions(argv: string[]): Options | "help" {
     throw new UsageError(`--nemesis takes "random" or "none", got "${clip(String(v.nemesis))}"`);
   }
 
+  if (v.check !== undefined && v.check !== "linearizability") {
+    throw new UsageError(`--check takes "linearizability", got "${clip(String(v.check))}"`);
+  }
+  if (v["check-steps"] !== undefined && v.check === undefined) throw new UsageError("--check-steps goes with --check linearizability");
+
   const files = (v.scenario as string[] | undefined) ?? [];
   const scenarios = files.map((file) => {
     const r = parseScenarioText(readInput("scenario", file));
@@ -148,7 +167,7 @@ function parseOptions(argv: string[]): Options | "help" {
     if (!r.ok) throw new UsageError(`lesson ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
     return { file, lesson: r.lesson };
   });
-  if (lessons.length > 0 && (scenarios.length > 0 || seeds !== null || v.trace !== undefined || v.history !== undefined || v.nemesis !== undefined)) {
+  if (lessons.length > 0 && (scenarios.length > 0 || seeds !== null || v.trace !== undefined || v.history !== undefined || v.nemesis !== undefined || v.check !== undefined)) {
     throw new UsageError("--lesson runs lessons as they are written: give it alone (with --json or --quiet)");
   }
 
@@ -163,6 +182,7 @@ function parseOptions(argv: string[]): Options | "help" {
     nemesis: v.nemesis === "random",
     trace: v.trace as string | undefined,
     history: v.history as string | undefined,
+    checkSteps: v.check === undefined ? null : (int("check-steps", v["check-steps"] as string | undefined, 1, 1_000_000_000) ?? DEFAULT_MAX_STEPS),
     json: v.json === true,
     checkers: v["no-checkers"] !== true,
     quiet: v.quiet === true,
@@ -224,6 +244,7 @@ function reproduce(file: string | null, seed: number, o: Options): string {
   if (file === null && o.nemesis) parts.push("--nemesis random");
   if (file === null && o.clients !== 2) parts.push(`--clients ${o.clients}`);
   if (file === null && o.holders !== 3) parts.push(`--holders ${o.holders}`);
+  if (o.checkSteps !== null) parts.push(o.checkSteps === DEFAULT_MAX_STEPS ? "--check linearizability" : `--check linearizability --check-steps ${o.checkSteps}`);
   return parts.join(" ");
 }
 
@@ -268,7 +289,7 @@ function main(argv: string[]): number {
 
   const jobs: { file: string | null; scenario: Scenario }[] =
     o.scenarios.length > 0 ? o.scenarios : [{ file: null, scenario: defaultScenario(o) }];
-  const results: (RunResult & { file: string | null; reproduce: string; brokeSafety: boolean })[] = [];
+  const results: (RunResult & { file: string | null; reproduce: string; brokeSafety: boolean; linearizability: LinResult | null })[] = [];
   let trace: WriteStream | undefined;
   const started = performance.now();
 
@@ -282,7 +303,7 @@ function main(argv: string[]): number {
           ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
           ...(o.durationUs !== undefined ? { durationUs: o.durationUs } : {}),
           checkers: o.checkers,
-          history: o.history !== undefined,
+          history: o.history !== undefined || o.checkSteps !== null,
           ...(trace !== undefined ? { onTrace: (e) => trace?.write(`${toNdjson(e)}\n`) } : {}),
         });
       } catch (e) {
@@ -291,7 +312,16 @@ function main(argv: string[]): number {
       }
       trace?.end();
       if (o.history !== undefined && r.history !== null) writeFileSync(o.history, `${JSON.stringify(r.history, null, 1)}\n`);
-      const full = { ...r, file: job.file, reproduce: reproduce(job.file, seed, o), brokeSafety: unexpected(job.scenario, r.violations).length > 0 };
+      const lin = o.checkSteps === null || r.history === null ? null : checkLinearizability(r.history.operations, o.checkSteps);
+      const notLinearizable = lin?.verdict === "violation";
+      const full = {
+        ...r,
+        ok: r.ok && !notLinearizable,
+        linearizability: lin,
+        file: job.file,
+        reproduce: reproduce(job.file, seed, o),
+        brokeSafety: unexpected(job.scenario, r.violations).length > 0 || notLinearizable,
+      };
       results.push(full);
       if (!o.json) printRun(full, o.quiet);
     }
@@ -324,6 +354,7 @@ function main(argv: string[]): number {
         boundsBroken: r.boundsBroken,
         actionFailures: r.actionFailures,
         nemesisMix: r.nemesisMix,
+        ...(r.linearizability !== null ? { linearizability: r.linearizability } : {}),
       })),
       violations,
       failedExpectations,
@@ -333,7 +364,7 @@ function main(argv: string[]): number {
   } else {
     const simS = results.reduce((s, r) => s + r.durationUs, 0) / 1e6;
     console.log(
-      `\n${results.length} run(s), ${results.filter((r) => !r.ok).length} failed, ${violations.length} violation(s); ` +
+      `\n${results.length} run(s), ${results.filter((r) => !r.ok).length} failed, ${violations.length} violation(s)${linSummary(results)}; ` +
         `${simS.toFixed(1)} simulated s in ${wallS.toFixed(2)} s wall`,
     );
     for (const r of results.filter((x) => !x.ok).slice(0, 10)) console.log(`  reproduce: ${r.reproduce}`);
@@ -341,7 +372,16 @@ function main(argv: string[]): number {
   return ok ? EXIT_OK : results.some((r) => r.brokeSafety) ? EXIT_VIOLATION : EXIT_FAILED;
 }
 
-function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
+/** With --check: how many runs' histories were not linearizable, or could not be decided. */
+function linSummary(results: readonly { linearizability: LinResult | null }[]): string {
+  const checked = results.map((r) => r.linearizability).filter((x) => x !== null);
+  if (checked.length === 0) return "";
+  const bad = checked.filter((x) => x.verdict === "violation").length;
+  const unknown = checked.filter((x) => x.verdict === "unknown").length;
+  return `, ${bad} not linearizable${unknown > 0 ? `, ${unknown} unknown` : ""}`;
+}
+
+function printRun(r: RunResult & { reproduce: string; linearizability: LinResult | null }, quiet: boolean): void {
   const head = `${r.ok ? "ok  " : "FAIL"} ${r.name} seed=${r.seed} hash=${r.traceHash} events=${r.events} leader=${r.leader ?? "-"}`;
   if (quiet && r.ok) return;
   console.log(head);
@@ -352,6 +392,8 @@ function printRun(r: RunResult & { reproduce: string }, quiet: boolean): void {
   for (const b of r.boundsBroken)
     console.log(`     bound broken (${b.bound}) at ${formatInstant(b.time)} [${b.nodes.join(", ")}]: ${b.detail}`);
   for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatInstant(f.time)} skipped: ${f.error}`);
+  const lin = r.linearizability;
+  if (lin !== null && (!quiet || lin.verdict !== "ok")) for (const line of describeLinResult(lin)) console.log(`     ${line}`);
   if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
 }
 

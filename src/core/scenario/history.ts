@@ -17,6 +17,10 @@ export interface HistoryOp {
   readonly operation: string;
   readonly key: string | null;
   readonly value: string | null;
+  /** A put's lease, when it attached the key to one (the key is deleted when the lease ends). */
+  readonly lease?: string;
+  /** A cas's expected value (null: the key absent). */
+  readonly expect?: string | null;
   /** ok: completed with `output`; fail: certainly had no effect; info: unknown (it may have happened). */
   readonly outcome: "ok" | "fail" | "info";
   readonly output: unknown;
@@ -50,6 +54,8 @@ export class HistoryRecorder {
             operation: op.type,
             key: "key" in op ? op.key : "name" in op ? op.name : null,
             value: "value" in op ? op.value : null,
+            ...(op.type === "put" && op.lease !== undefined ? { lease: op.lease } : {}),
+            ...(op.type === "cas" ? { expect: op.expect } : {}),
             callUs: e.t,
           },
         });
