@@ -38,6 +38,17 @@ const DROP_WORDS_UP_TO = 12;
 
 type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
 
+/** A label where placeRingLabels put it, or hidden ("no-room") when it found no spot; attributes only written when they change. */
+function showPlaced(el: SVGTextElement, p: { readonly dx: number; readonly dy: number } | undefined): void {
+  const hide = p === undefined;
+  if (el.classList.contains("no-room") !== hide) el.classList.toggle("no-room", hide);
+  if (p === undefined) return;
+  const x = p.dx.toFixed(1);
+  const y = p.dy.toFixed(1);
+  if (el.getAttribute("x") !== x) el.setAttribute("x", x);
+  if (el.getAttribute("y") !== y) el.setAttribute("y", y);
+}
+
 /** The messages drawn: all, or in the "Lease story" view only those of the lease story (and the selected or focused one). */
 export function shownMessages(v: SimView, marks: RingMarks): readonly MessageView[] {
   if (marks.leaseStory !== true) return v.messages;
@@ -168,14 +179,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       if (this.getAttribute("y2") !== y2) this.setAttribute("y2", y2);
     });
     msgSel.select<SVGTextElement>(".mlabel").each(function (d) {
-      const p = placed.get(d.id);
-      const hide = p === undefined;
-      if (this.classList.contains("no-room") !== hide) this.classList.toggle("no-room", hide);
-      if (p === undefined) return;
-      const x = p.dx.toFixed(1);
-      const y = p.dy.toFixed(1);
-      if (this.getAttribute("x") !== x) this.setAttribute("x", x);
-      if (this.getAttribute("y") !== y) this.setAttribute("y", y);
+      showPlaced(this, placed.get(d.id));
     });
   }
 
@@ -244,14 +248,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
     const placed = placeRingLabels(wishes, board);
     for (const p of placed.values()) board.push(p.box);
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
-      const p = placed.get(d.id);
-      const hide = p === undefined;
-      if (this.classList.contains("no-room") !== hide) this.classList.toggle("no-room", hide);
-      if (p === undefined) return;
-      const x = p.dx.toFixed(1);
-      const y = p.dy.toFixed(1);
-      if (this.getAttribute("x") !== x) this.setAttribute("x", x);
-      if (this.getAttribute("y") !== y) this.setAttribute("y", y);
+      showPlaced(this, placed.get(d.id));
     });
   }
 
