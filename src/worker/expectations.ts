@@ -157,20 +157,20 @@ export class ExpectationTracker {
   }
 
   private branchResults(branch: number): Map<number, Result> {
-    let r = this.results.get(branch);
-    if (r === undefined) {
-      r = new Map();
-      this.results.set(branch, r);
-    }
-    return r;
+    return perBranch(this.results, branch);
   }
 
   private branchPolled(branch: number): Map<number, number> {
-    let p = this.polled.get(branch);
-    if (p === undefined) {
-      p = new Map();
-      this.polled.set(branch, p);
-    }
-    return p;
+    return perBranch(this.polled, branch);
   }
+}
+
+/** A branch's own map in a map of branches, made on first use. */
+function perBranch<V>(all: Map<number, Map<number, V>>, branch: number): Map<number, V> {
+  let m = all.get(branch);
+  if (m === undefined) {
+    m = new Map();
+    all.set(branch, m);
+  }
+  return m;
 }
