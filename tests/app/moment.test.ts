@@ -8,6 +8,7 @@ import { createLabStore, type LabStore } from "../../src/app/store";
 import { MAX_OPEN_US } from "../../src/worker/host";
 import type { SimView } from "../../src/worker/protocol";
 import { viewFixture } from "../support/views";
+import { installFakeWindow, removeFakeWindow } from "../support/window";
 
 describe("?t= in the address", () => {
   it("opens a run from the settings paused at that moment, exact to the µs", () => {
@@ -52,33 +53,18 @@ describe("?t= in the address", () => {
 });
 
 describe("the address follows the paused cursor", () => {
-  type FakeWindow = { location: { pathname: string; search: string; hash: string }; history: { state: unknown; replaceState: (s: unknown, t: string, url: string) => void } };
-  const g = globalThis as unknown as { window?: FakeWindow };
   let stop: (() => void) | null = null;
   let lab: LabStore;
   let replaced: string[];
-  let win: FakeWindow;
   beforeEach(() => {
     lab = createLabStore();
     lab.setState({ send: () => {} });
-    replaced = [];
-    win = {
-      location: { pathname: "/", search: "?seed=7", hash: "#run=1.abc" },
-      history: {
-        state: null,
-        replaceState: (_s, _t, next) => {
-          replaced.push(next);
-          const n = new URL(next, "http://localhost");
-          win.location = { pathname: n.pathname, search: n.search, hash: n.hash };
-        },
-      },
-    };
-    g.window = win;
+    replaced = installFakeWindow("/?seed=7#run=1.abc").replaced;
   });
   afterEach(() => {
     stop?.();
     stop = null;
-    delete g.window;
+    removeFakeWindow();
   });
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const at = (now: number, playing: boolean): SimView => viewFixture({ runId: 1, now, playing, opened: true });

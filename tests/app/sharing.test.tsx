@@ -25,6 +25,7 @@ import { createLabStore, LabProvider, type LabStore } from "../../src/app/store"
 import type { Action } from "../../src/core/sim/sim";
 import type { SimView, TimedActionView, ToWorker } from "../../src/worker/protocol";
 import { scenarioInputFromSettings } from "../../src/worker/settings";
+import { installFakeWindow, removeFakeWindow } from "../support/window";
 
 /** A run as the worker would export it: the page's settings, `n` user actions at odd µs times, the cursor and speed. */
 function exportedScenario(n: number, extra: Record<string, unknown> = {}): string {
@@ -219,8 +220,6 @@ describe("opening the page", () => {
 });
 
 describe("keeping the address honest", () => {
-  type FakeWindow = { location: { pathname: string; search: string; hash: string }; history: { state: unknown; replaceState: (s: unknown, t: string, url: string) => void } };
-  const g = globalThis as unknown as { window?: FakeWindow };
   let stop: (() => void) | null = null;
   let lab: LabStore;
   beforeEach(() => {
@@ -229,26 +228,8 @@ describe("keeping the address honest", () => {
   afterEach(() => {
     stop?.();
     stop = null;
-    delete g.window;
+    removeFakeWindow();
   });
-
-  function fakeWindow(url: string): { win: FakeWindow; replaced: string[] } {
-    const u = new URL(url, "http://localhost");
-    const replaced: string[] = [];
-    const win: FakeWindow = {
-      location: { pathname: u.pathname, search: u.search, hash: u.hash },
-      history: {
-        state: null,
-        replaceState: (_s, _t, next) => {
-          replaced.push(next);
-          const n = new URL(next, "http://localhost");
-          win.location = { pathname: n.pathname, search: n.search, hash: n.hash };
-        },
-      },
-    };
-    g.window = win;
-    return { win, replaced };
-  }
 
   function view(runId: number, actions: TimedActionView[], opened = false): SimView {
     return { runId, opened, timeline: { branch: 0, actions } } as unknown as SimView;
@@ -257,7 +238,7 @@ describe("keeping the address honest", () => {
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it("follows the actions (debounced), drops a stale link on a new run, keeps an imported one", async () => {
-    const { win, replaced } = fakeWindow("/?seed=7");
+    const { win, replaced } = installFakeWindow("/?seed=7");
     let exported = exportedScenario(1);
     let exports = 0;
     lab.setState({
