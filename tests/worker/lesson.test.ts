@@ -29,6 +29,19 @@ function harness() {
   return { ...h, lesson, run };
 }
 
+/** A three-node, one-holder lesson (seed 4) with these steps. */
+function smallLesson(id: string, steps: unknown[]): Lesson {
+  const p = parseLesson({
+    seed: 4,
+    duration: "20s",
+    cluster: { nodes: 3 },
+    holders: { count: 1 },
+    lesson: { id, title: id, summary: "s", minutes: 3, order: 1, steps },
+  });
+  if (!p.ok) throw new Error(p.errors.join("; "));
+  return p.lesson;
+}
+
 const settings = { ...DEFAULT_SETTINGS, autoplay: false };
 
 /** Where a lesson's headless walk ends (virtual µs). */
@@ -80,26 +93,12 @@ describe("lesson player", () => {
   });
 
   it("a play step with a condition that must hold throughout ends, failed, at the event that breaks it", () => {
-    const p = parseLesson({
-      seed: 4,
-      duration: "20s",
-      cluster: { nodes: 3 },
-      holders: { count: 1 },
-      lesson: {
-        id: "hold",
-        title: "Hold",
-        summary: "s",
-        minutes: 3,
-        order: 1,
-        steps: [
-          { kind: "play", for: "400ms", throughout: { that: "lease-not-held", name: "lock" } },
-          { kind: "play", for: "5s", throughout: { that: "lease-not-held", name: "lock" } },
-        ],
-      },
-    });
-    if (!p.ok) throw new Error(p.errors.join("; "));
+    const lesson = smallLesson("hold", [
+        { kind: "play", for: "400ms", throughout: { that: "lease-not-held", name: "lock" } },
+        { kind: "play", for: "5s", throughout: { that: "lease-not-held", name: "lock" } },
+    ]);
     const h = harness();
-    h.host.handle({ type: "lesson-start", settings, lesson: p.lesson, step: 0 });
+    h.host.handle({ type: "lesson-start", settings, lesson: lesson, step: 0 });
     h.host.handle({ type: "play" });
     h.run();
     expect(h.lesson()).toMatchObject({ index: 0, status: "done", detail: "400 ms passed, and it stayed so." });
@@ -204,29 +203,15 @@ describe("lesson player", () => {
   });
 
   it('a condition with "since": "step" counts from the step\'s recorded moment, as headless', () => {
-    const p = parseLesson({
-      seed: 4,
-      duration: "20s",
-      cluster: { nodes: 3 },
-      holders: { count: 1 },
-      lesson: {
-        id: "since-step",
-        title: "Since the step",
-        summary: "s",
-        minutes: 3,
-        order: 1,
-        steps: [
-          { kind: "play", until: { that: "lease-held", name: "lock", by: "h1" }, within: "3s" },
-          { kind: "play", for: "2s" },
-          { kind: "play", until: { that: "messages", type: "LeaseRefresh", since: "step", atLeast: 2 }, within: "5s" },
-        ],
-      },
-    });
-    if (!p.ok) throw new Error(p.errors.join("; "));
-    const headless = runLesson(p.lesson);
+    const lesson = smallLesson("since-step", [
+        { kind: "play", until: { that: "lease-held", name: "lock", by: "h1" }, within: "3s" },
+        { kind: "play", for: "2s" },
+        { kind: "play", until: { that: "messages", type: "LeaseRefresh", since: "step", atLeast: 2 }, within: "5s" },
+    ]);
+    const headless = runLesson(lesson);
     expect(headless.ok).toBe(true);
     const h = harness();
-    h.host.handle({ type: "lesson-start", settings, lesson: p.lesson, step: 0 });
+    h.host.handle({ type: "lesson-start", settings, lesson: lesson, step: 0 });
     for (const i of [0, 1, 2]) {
       if (i > 0) h.host.handle({ type: "lesson-step", index: i });
       h.run(4000);
@@ -237,7 +222,7 @@ describe("lesson player", () => {
     const third = headless.steps[2];
     expect(h.lesson().startedAt).toBe(third?.startUs);
     expect(h.last().now).toBeGreaterThan((third?.startUs ?? 0) + 100_000);
-    expect(h.last().now).toBe(runLessonEnd(p.lesson));
+    expect(h.last().now).toBe(runLessonEnd(lesson));
   });
 
   it("a play step with `for` runs that long, then Next works", () => {
