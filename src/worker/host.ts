@@ -414,7 +414,7 @@ export class SimHost {
     const violationsBefore = sim.violations.length;
     const lesson = this.lesson;
     // A lesson's own steps are not paused on moments (exploring from it is the free lab).
-    const gate = lesson === null || lesson.view().exploringFrom !== null ? this.gate : null;
+    const gate = lesson === null || lesson.exploring ? this.gate : null;
     const moments = this.journal.moments;
     gate?.begin(moments);
     try {

@@ -227,6 +227,11 @@ export class LessonPlayer {
     this.playFor(step.reveal.until, step.reveal.within, step.reveal.speed, false);
   }
 
+  /** The learner is exploring from a step (the free lab, on a branch of its own). */
+  get exploring(): boolean {
+    return this.away !== null;
+  }
+
   /**
    * Before the host applies the learner's own action: is it the one this "your turn" asks for?
    * The same action with another value (a pause of another length) is not done at all: the
