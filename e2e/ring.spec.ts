@@ -135,9 +135,10 @@ test("the Lease story view hides Raft's traffic and keeps the lease's", async ({
   const leaseInFlight = async () => (await page.locator(".ring-svg g.msg title").allTextContents()).some((t) => /^(acquire|granted|refresh|refreshed|write)/.test(t));
   for (let k = 0; k < 200 && !(await leaseInFlight()); k++) await page.keyboard.press("s");
   expect(await leaseInFlight()).toBe(true);
-  const labels = await page.locator(".ring-svg .mlabel:not(.no-room)").allTextContents();
-  expect(labels.filter((l) => l !== "").length).toBeGreaterThan(0);
-  for (const l of labels) expect(l).not.toMatch(/append|heartbeat|vote/);
+  // Its label is placed on the next drawn frame.
+  const shownLabels = async () => (await page.locator(".ring-svg .mlabel:not(.no-room)").allTextContents()).filter((l) => l !== "");
+  await expect.poll(async () => (await shownLabels()).length).toBeGreaterThan(0);
+  for (const l of await shownLabels()) expect(l).not.toMatch(/append|heartbeat|vote/);
   await shot(page, "ring-lease-story-1920");
   await all.click();
   await expect(page.getByText("Raft traffic hidden")).toHaveCount(0);

@@ -47,6 +47,23 @@ function target(sel: Selection, fallback: string | null): string | null {
   return fallback;
 }
 
+/**
+ * The speed the keys last asked for, and when. The worker's view shows a new speed only a
+ * moment later, so a press soon after another steps on from what was asked, not from a view
+ * that may still be stale (three quick presses of "=" are three steps). After half a second
+ * the view is the truth again (the slider may have moved it since).
+ */
+let askedSpeed: { readonly to: number; readonly atMs: number } | null = null;
+const ASKED_SPEED_MS = 500;
+
+function nextKeySpeed(shown: number, dir: -1 | 1): number {
+  const nowMs = performance.now();
+  const from = askedSpeed !== null && nowMs - askedSpeed.atMs < ASKED_SPEED_MS ? askedSpeed.to : shown;
+  const to = stepSpeed(from, dir);
+  askedSpeed = { to, atMs: nowMs };
+  return to;
+}
+
 /** Handles one key press on the page whose state is `lab`; returns true when it was a shortcut. */
 export function handleKey(lab: LabState, key: string, view: SimView): boolean {
   const ui = useUi.getState();
@@ -68,7 +85,7 @@ export function handleKey(lab: LabState, key: string, view: SimView): boolean {
     case "-":
     case "=":
     case "+":
-      lab.send({ type: "setSpeed", speed: stepSpeed(view.speed, key === "-" ? -1 : 1) });
+      lab.send({ type: "setSpeed", speed: nextKeySpeed(view.speed, key === "-" ? -1 : 1) });
       return true;
     case "[":
       jumpToMarker(view, -1, lab.cursor);
