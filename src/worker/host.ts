@@ -24,6 +24,8 @@ import { observerNeeds } from "../core/scenario/observer";
 import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
+import { branchHistory, checkReads } from "./readCheck";
+import type { ReadCheckResult } from "./readCheckTypes";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
@@ -98,7 +100,7 @@ export class SimHost {
 
   handle(msg: ToWorker): void {
     // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
-    const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export";
+    const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export" && msg.type !== "check-reads";
     if (changes) {
       this.lastStep = [];
       this.lastStepBack = false;
@@ -243,6 +245,19 @@ export class SimHost {
           this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, filename: "", mime: "text/plain", text: "", note: null, error });
         }
         return;
+      case "check-reads":
+        this.env.post({ type: "read-check", requestId: msg.requestId, result: this.checkReads() });
+        return;
+    }
+  }
+
+  /** "Check the reads" on the current branch up to the cursor (a failure is the answer, not the run's error). */
+  private checkReads(): ReadCheckResult {
+    const tl = this.requireTimeline();
+    try {
+      return checkReads(branchHistory(this.scenario as Scenario, tl.actions, tl.now), tl.now);
+    } catch (e) {
+      return { kind: "error", untilUs: tl.now, message: e instanceof Error ? e.message : String(e) };
     }
   }
 

@@ -132,15 +132,13 @@ export type ToWorker =
   | { readonly type: "stepBack" }
   /** Makes another branch current, at its end (the furthest point it was explored to). Pauses. */
   | { readonly type: "switchBranch"; readonly branch: number }
-  /**
-   * How playing treats key moments (moments.ts): pause at those of these groups, and slow
-   * down around lease events (faster between them). Kept across runs.
-   */
+  /** How playing treats key moments (moments.ts): pause at those of these groups, and slow down around lease events (faster between them). Kept across runs. */
   | { readonly type: "moment-options"; readonly pauseOn: readonly PauseKind[]; readonly autoSlow: boolean }
   /** Plays until the next key moment of the pause groups chosen (of any group when none is), and stops at its event. */
   | { readonly type: "play-to-next" }
   /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
-  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
+  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number }
+  | import("./readCheckTypes").ReadCheckRequest;
 
 /** A user action as recorded on a branch: what, and the virtual time (µs) it was taken at. */
 export interface TimedActionView {
@@ -608,7 +606,8 @@ export type FromWorker =
       readonly note: string | null;
       /** Set when the export failed (then text is empty): why. */
       readonly error?: string;
-    };
+    }
+  | import("./readCheckTypes").ReadCheckAnswer;
 
 /** How long (virtual µs) a dropped message stays drawn: one real second at `speed`. The worker and the ring agree on it. */
 export function dropWindowUs(speed: number): number {
