@@ -81,7 +81,7 @@ export interface ClientView {
 /** Something the page can ask the worker to export as text. */
 export type ExportKind = "scenario" | "trace" | "history";
 
-export type ToWorker =
+export type ToWorker = import("./readCheckTypes").ReadCheckRequest
   /**
    * Builds a fresh simulation (replacing any previous one). With `scenario` (an imported
    * file or a share link) the scenario is the authority for every setting and brings the
@@ -132,13 +132,15 @@ export type ToWorker =
   | { readonly type: "stepBack" }
   /** Makes another branch current, at its end (the furthest point it was explored to). Pauses. */
   | { readonly type: "switchBranch"; readonly branch: number }
-  /** How playing treats key moments (moments.ts): pause at those of these groups, and slow down around lease events (faster between them). Kept across runs. */
+  /**
+   * How playing treats key moments (moments.ts): pause at those of these groups, and slow
+   * down around lease events (faster between them). Kept across runs.
+   */
   | { readonly type: "moment-options"; readonly pauseOn: readonly PauseKind[]; readonly autoSlow: boolean }
   /** Plays until the next key moment of the pause groups chosen (of any group when none is), and stops at its event. */
   | { readonly type: "play-to-next" }
   /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
-  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number }
-  | import("./readCheckTypes").ReadCheckRequest;
+  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
 
 /** A user action as recorded on a branch: what, and the virtual time (µs) it was taken at. */
 export interface TimedActionView {
@@ -589,7 +591,7 @@ export interface SimView {
   readonly pace?: number;
 }
 
-export type FromWorker =
+export type FromWorker = import("./readCheckTypes").ReadCheckAnswer
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }
@@ -606,8 +608,7 @@ export type FromWorker =
       readonly note: string | null;
       /** Set when the export failed (then text is empty): why. */
       readonly error?: string;
-    }
-  | import("./readCheckTypes").ReadCheckAnswer;
+    };
 
 /** How long (virtual µs) a dropped message stays drawn: one real second at `speed`. The worker and the ring agree on it. */
 export function dropWindowUs(speed: number): number {
