@@ -41,6 +41,7 @@ import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
 import { LibraryDialog } from "./library/LibraryDialog";
 import { ScenarioCard } from "./library/ScenarioCard";
 import { Modal } from "./Modal";
+import { ReadCheckDialog, ReadCheckPanel } from "./reads/ReadCheck";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -62,6 +63,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <ResetDialog />
       <CourseDialog />
       <LibraryDialog />
+      <ReadCheckDialog />
       <Blank />
     </div>
   );
@@ -196,6 +198,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
           <div className="col-wide">
             {show("storage", <StoragePanel />)}
             {show("checkers", <CheckerPanel />)}
+            {show("checkers", <ReadCheckPanel />)}
             {show("network", <NetworkTools />)}
             {show("events", <EventLog />)}
           </div>

@@ -24,6 +24,7 @@ import {
   type SimView,
   type ToWorker,
 } from "../worker/protocol";
+import type { ReadCheckResult } from "../worker/readCheckTypes";
 
 /** What the inspector shows: a node, a holder, the storage, or a message in flight. */
 export type Selection = InspectTarget | null;
@@ -78,6 +79,11 @@ export interface LabState {
   readonly setHover: (procs: readonly string[] | null) => void;
   readonly dismissError: () => void;
   readonly dismissNotices: () => void;
+  /** "Check the reads": the request asked last, and its answer once it came (null: still checking); null when none is shown. */
+  readonly readCheck: { readonly requestId: number; readonly result: ReadCheckResult | null } | null;
+  /** Asks the worker to check the reads of the current branch up to the cursor (readCheck then holds the answer). */
+  readonly checkReads: () => void;
+  readonly closeReadCheck: () => void;
 }
 
 export interface ExportResult {
@@ -216,6 +222,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
   return createStore<LabState>()((set, get) => {
     const intake = viewIntake(set, get);
     const exports = exportDesk(get);
+    let readCheckId = 0;
     return {
       settings: null,
       view: null,
@@ -230,6 +237,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       hover: null,
       notices: [],
       error: null,
+      readCheck: null,
       cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
       send: () => {},
       receive: (msg) => {
@@ -246,6 +254,10 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
           case "inspection":
             set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
             return;
+          case "read-check":
+            // Only the answer to the request shown (a closed or newer check drops an older answer).
+            if (get().readCheck?.requestId === msg.requestId) set({ readCheck: { requestId: msg.requestId, result: msg.result } });
+            return;
         }
       },
       // Pointer moves repeat the same id: only a change reaches the subscribers (both drawings redraw on it).
@@ -258,6 +270,12 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       setHover: (procs) => set({ hover: procs }),
       dismissError: () => set({ error: null }),
       dismissNotices: () => set({ notices: [] }),
+      checkReads: () => {
+        readCheckId++;
+        set({ readCheck: { requestId: readCheckId, result: null } });
+        get().send({ type: "check-reads", requestId: readCheckId });
+      },
+      closeReadCheck: () => set({ readCheck: null }),
     };
   });
 }
