@@ -49,7 +49,7 @@ export function ReadCheckDialog() {
   }, [open]);
   if (state === null) return null;
   return (
-    <Modal className="read-check-dialog" labelledBy={titleId} onClose={close}>
+    <Modal className={state.result?.kind === "violation" ? "read-check-dialog wide" : "read-check-dialog"} labelledBy={titleId} onClose={close}>
       <ReadCheckBody titleId={titleId} result={state.result} />
       <div className="actions dialog-actions">
         {state.result?.kind === "no-reads" && (

@@ -48,7 +48,7 @@ export function createReadsDrawing(svg: SVGSVGElement, hatchId: string): ReadsDr
           .append("text")
           .attr("x", t.x)
           .attr("y", layout.axisY + 26)
-          .attr("text-anchor", "middle")
+          .attr("text-anchor", t.anchor)
           .text(t.text);
       }
       const guides = root.append("g").attr("class", "reads-guides");
@@ -72,7 +72,8 @@ export function createReadsDrawing(svg: SVGSVGElement, hatchId: string): ReadsDr
         .attr("width", (b) => Math.max(4, b.x1 - b.x0))
         .attr("height", BAR_H)
         .attr("rx", 3)
-        .attr("fill", (b) => (b.open ? `url(#${hatchId})` : null));
+        // Inline, so it wins over the role's colour in the stylesheet.
+        .style("fill", (b) => (b.open ? `url(#${hatchId})` : null));
       bars
         .filter((b) => b.open)
         .append("path")

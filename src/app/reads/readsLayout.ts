@@ -46,7 +46,7 @@ export interface ReadsLayout {
   readonly height: number;
   readonly rows: readonly { readonly client: string; readonly y: number }[];
   readonly bars: readonly PlacedBar[];
-  readonly ticks: readonly { readonly x: number; readonly text: string }[];
+  readonly ticks: readonly { readonly x: number; readonly text: string; readonly anchor: "start" | "middle" | "end" }[];
   readonly axisY: number;
   /** Dashed lines: when the missed write finished (its words to the left) and when the read was called (to the right). */
   readonly guides: readonly Guide[];
@@ -131,7 +131,13 @@ export function readsLayout(v: ReadViolationView): ReadsLayout {
     });
   }
   const axisY = TOP + clients.length * ROW + 4;
-  const ticks = x.ticks(5).map((t) => ({ x: x(t), text: formatInstant(t) }));
+  // A tick's words stay on the drawing: near an edge they end (or start) at the tick.
+  const ticks = x.ticks(5).map((t) => {
+    const text = formatInstant(t);
+    const half = textWidth(text) / 2;
+    const anchor = x(t) + half > WIDTH ? ("end" as const) : x(t) - half < 0 ? ("start" as const) : ("middle" as const);
+    return { x: x(t), text, anchor };
+  });
   const guides: Guide[] = [];
   const stuck = v.ops[v.stuck];
   const missed = v.missed === null ? undefined : v.ops[v.missed];
