@@ -120,6 +120,8 @@ test("a violation: the stale read in red, the write it missed named, each client
     await expect(page.getByTestId("read-op-missed").locator("text")).toHaveText("append k3 'c2.1:1;': should have been seen");
     await expect(page.getByTestId("reads-timeline").locator(".row-name")).toHaveText(["c1", "c2", "c3"]);
     await expect(page.getByTestId("reads-timeline").locator(".op.open")).toHaveCount(1);
+    // The write with no answer is hatched (a pattern, not the writes' grey).
+    expect(await page.getByTestId("reads-timeline").locator(".op.open rect").evaluate((r) => getComputedStyle(r).fill)).toMatch(/^url\(/);
     await expect(dialog.getByText("Cannot be placed: c2: read k3 → nothing (called at 0.460 s, answered at 0.574 s)")).toBeAttached();
     await shot(page, `check-reads-violation-${width}`);
     // No two labels in the drawing overlap.

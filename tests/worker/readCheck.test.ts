@@ -67,6 +67,11 @@ describe("the write a read should have seen", () => {
     expect(missedWrite([a1, a2, a11, read], read)).toBe(a2);
     const read2 = get("c3", "k", "c1.1:1;c2.1:1;", 40, 41);
     expect(missedWrite([a1, a2, a11, read2], read2)).toBe(a11);
+    // "a;" is not in "ba;" (a piece, not a substring).
+    const pa = append("c1", "j", "a;", 0, 10, "a;");
+    const pba = append("c2", "j", "ba;", 12, 20, "a;ba;");
+    const read3 = get("c3", "j", "ba;", 40, 41);
+    expect(missedWrite([pa, pba, read3], read3)).toBe(pa);
   });
 
   it("a delete is missed by a read that still sees a value; a value nobody wrote names no write", () => {
