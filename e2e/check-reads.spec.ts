@@ -50,6 +50,7 @@ test("a run with key-value clients: every read is linearizable, said in words", 
 test("a run whose clients do not read says so, and points to Settings", async ({ page }) => {
   await page.goto("/?seed=3&speed=1&clients=0");
   await playFor(page, 1);
+  await expect(page.getByText("This run has no key-value clients: add some in Settings")).toBeVisible();
   await page.getByRole("button", { name: "Check the reads" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog.getByRole("heading")).toHaveText("No reads to check");

@@ -16,15 +16,18 @@ import "./reads.css";
 
 const selectCheckReads = (s: LabState): LabState["checkReads"] => s.checkReads;
 const selectReadCheck = (s: LabState): LabState["readCheck"] => s.readCheck;
+const selectClients = (s: LabState): number => (s.view === null || s.view.settings.clients.workload === "none" ? 0 : s.view.settings.clients.count);
 const selectCloseReadCheck = (s: LabState): LabState["closeReadCheck"] => s.closeReadCheck;
 
 /** The panel beside the invariants: what the check does, and its button. */
 export function ReadCheckPanel() {
   const check = useLab(selectCheckReads);
+  const clients = useLab(selectClients);
   return (
     <section className="panel read-check-panel" aria-labelledby="read-check-title">
       <h2 id="read-check-title">Reads</h2>
       <p>Did every read return the latest value? Check the reads and writes the key-value clients made, from the start up to now.</p>
+      {clients === 0 && <p className="read-check-hint">This run has no key-value clients: add some in Settings (Key-value clients).</p>}
       <button type="button" onClick={check}>
         Check the reads
       </button>
