@@ -113,6 +113,8 @@ export type ProcEvent =
       readonly transitions?: number;
       readonly expiresAtUs?: number;
       readonly reason?: string;
+      /** expire, revoke: the keys attached to the lease, deleted with it (absent when none were). */
+      readonly keys?: readonly string[];
     }
   /** A holder's statechart moved: `state` is its state value ("holding.working", "jeopardy", ...). */
   | {
