@@ -217,3 +217,17 @@ describe("--lesson", () => {
     expect(mixed.err).toMatch(/--lesson runs lessons as they are written/);
   });
 });
+
+describe("--trace", () => {
+  it("writes a violation after the event that caused it (events in the order of their position n)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const file = join(dir, "trace.ndjson");
+    const r = sim("--scenario", "scenarios/lease/04-gc-pause-unfenced.json", "--trace", file, "--quiet");
+    expect(r.code).toBe(0);
+    const events = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { n: number; kind: string });
+    const violations = events.filter((e) => e.kind === "violation");
+    expect(violations.length).toBeGreaterThan(0);
+    events.forEach((e, i) => expect(e.n, `line ${i + 1}`).toBe(i));
+    for (const v of violations) expect(events[v.n - 1]?.kind).toBe("storage");
+  });
+});
