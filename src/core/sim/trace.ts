@@ -139,6 +139,10 @@ export type ProcEvent =
       /** Highest token accepted for the resource after this write. */
       readonly highest: number;
       readonly fencing: boolean;
+      /** The value written (stored only if accepted). */
+      readonly value: string;
+      /** The storage's local clock reading when it handled the write (µs). */
+      readonly atUs: number;
     };
 
 export type SimEvent =
