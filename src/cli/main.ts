@@ -7,18 +7,21 @@
  * nemesis's quiet period, or an action that could not be done), printing the seed that
  * reproduces it; 2 on bad input, before anything runs.
  */
-import { accessSync, closeSync, constants, createWriteStream, openSync, readFileSync, statSync, type WriteStream, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, createWriteStream, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import type { Lesson } from "../core/lesson/schema";
-import { checkLinearizability, DEFAULT_MAX_STEPS, describeLinResult, type LinResult } from "../core/lin/check";
+import { checkLinearizability, DEFAULT_MAX_STEPS, describeLinResult, describeOp, type LinResult } from "../core/lin/check";
+import type { HistoryOp } from "../core/scenario/history";
+import type { StorageLogEntry } from "../core/storage/storage";
 import { parseLessonText } from "../core/lesson/schema";
 import { type RunResult, runScenario, unexpected } from "../core/scenario/runner";
 import { parseScenario, parseScenarioText, type Scenario } from "../core/scenario/schema";
 import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import { clip, formatInstant, MAX_DURATION_US, parseDuration } from "../core/sim/time";
-import { toNdjson } from "../core/sim/trace";
+import { type TraceEvent, toNdjson } from "../core/sim/trace";
 import { runLessonFiles } from "./lessons";
+import { smallestOffending } from "./offending";
 
 const USAGE = `Usage: npm run sim -- [options]
 
@@ -42,11 +45,14 @@ const USAGE = `Usage: npm run sim -- [options]
   --check linearizability
                       after each run, check that the key-value clients' history
                       is linearizable (each key a register); a violation fails
-                      the run (exit 1) and prints the operations involved; a
-                      search that runs out of steps prints "unknown" and does
-                      not fail the run
+                      the run (exit 1) and prints the seed and the smallest set
+                      of operations found that cannot be ordered; a search that
+                      runs out of steps prints "unknown" and does not fail the
+                      run. On by default with --seeds (a sweep)
+  --check none        no linearizability check (the default without --seeds)
   --check-steps N     the search's step budget per key (default ${DEFAULT_MAX_STEPS})
-  --json              print one JSON document on stdout
+  --json              print one JSON document on stdout (with every storage
+                      write of each run in its storageLog)
   --no-checkers       turn the invariant checkers off (faster, for benchmarks)
   --quiet             print failures and the summary only
   --help              this text
@@ -151,10 +157,12 @@ function parseOptions(argv: string[]): Options | "help" {
     throw new UsageError(`--nemesis takes "random" or "none", got "${clip(String(v.nemesis))}"`);
   }
 
-  if (v.check !== undefined && v.check !== "linearizability") {
-    throw new UsageError(`--check takes "linearizability", got "${clip(String(v.check))}"`);
+  if (v.check !== undefined && v.check !== "linearizability" && v.check !== "none") {
+    throw new UsageError(`--check takes "linearizability" or "none", got "${clip(String(v.check))}"`);
   }
-  if (v["check-steps"] !== undefined && v.check === undefined) throw new UsageError("--check-steps goes with --check linearizability");
+  // A sweep checks linearizability unless told not to: it is a standing invariant.
+  const check = v.check === "linearizability" || (v.check === undefined && typeof v.seeds === "string");
+  if (v["check-steps"] !== undefined && !check) throw new UsageError("--check-steps goes with --check linearizability");
 
   const files = (v.scenario as string[] | undefined) ?? [];
   const scenarios = files.map((file) => {
@@ -167,7 +175,7 @@ function parseOptions(argv: string[]): Options | "help" {
     if (!r.ok) throw new UsageError(`lesson ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
     return { file, lesson: r.lesson };
   });
-  if (lessons.length > 0 && (scenarios.length > 0 || seeds !== null || v.trace !== undefined || v.history !== undefined || v.nemesis !== undefined || v.check !== undefined)) {
+  if (lessons.length > 0 && (scenarios.length > 0 || seeds !== null || v.trace !== undefined || v.history !== undefined || v.nemesis !== undefined || check)) {
     throw new UsageError("--lesson runs lessons as they are written: give it alone (with --json or --quiet)");
   }
 
@@ -182,7 +190,7 @@ function parseOptions(argv: string[]): Options | "help" {
     nemesis: v.nemesis === "random",
     trace: v.trace as string | undefined,
     history: v.history as string | undefined,
-    checkSteps: v.check === undefined ? null : (int("check-steps", v["check-steps"] as string | undefined, 1, 1_000_000_000) ?? DEFAULT_MAX_STEPS),
+    checkSteps: !check ? null : (int("check-steps", v["check-steps"] as string | undefined, 1, 1_000_000_000) ?? DEFAULT_MAX_STEPS),
     json: v.json === true,
     checkers: v["no-checkers"] !== true,
     quiet: v.quiet === true,
@@ -244,6 +252,7 @@ function reproduce(file: string | null, seed: number, o: Options): string {
   if (file === null && o.nemesis) parts.push("--nemesis random");
   if (file === null && o.clients !== 2) parts.push(`--clients ${o.clients}`);
   if (file === null && o.holders !== 3) parts.push(`--holders ${o.holders}`);
+  // A reproduction runs one seed, where the check is off by default: name it.
   if (o.checkSteps !== null) parts.push(o.checkSteps === DEFAULT_MAX_STEPS ? "--check linearizability" : `--check linearizability --check-steps ${o.checkSteps}`);
   return parts.join(" ");
 }
@@ -269,6 +278,73 @@ function shownErrors(errors: readonly string[]): string {
   return shown.join("\n  ");
 }
 
+type FullResult = RunResult & {
+  file: string | null;
+  reproduce: string;
+  brokeSafety: boolean;
+  linearizability: LinResult | null;
+  /** For a history that is not linearizable: the smallest set of operations found that is not either. */
+  offending: HistoryOp[] | null;
+};
+
+/** One run of one scenario with one seed, checked; null when it cannot run (bad input, reported). */
+function runJob(job: { file: string | null; scenario: Scenario }, seed: number, o: Options): FullResult | null {
+  const trace = o.trace === undefined ? undefined : createWriteStream(o.trace);
+  // --json reports every storage write, from the trace (the storage itself keeps only the latest).
+  const storageLog: StorageLogEntry[] | null = o.json ? [] : null;
+  const onTrace =
+    trace === undefined && storageLog === null
+      ? undefined
+      : (e: TraceEvent) => {
+          trace?.write(`${toNdjson(e)}\n`);
+          if (storageLog !== null && e.kind === "storage") storageLog.push(storageEntry(e));
+        };
+  let r: RunResult;
+  try {
+    r = runScenario(job.scenario, {
+      seed,
+      ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+      ...(o.durationUs !== undefined ? { durationUs: o.durationUs } : {}),
+      checkers: o.checkers,
+      history: o.history !== undefined || o.checkSteps !== null,
+      ...(onTrace !== undefined ? { onTrace } : {}),
+    });
+  } catch (e) {
+    console.error(`sim: ${job.file ?? job.scenario.name} cannot run with seed ${seed}: ${clip((e as Error).message, 500)}`);
+    return null;
+  }
+  trace?.end();
+  if (o.history !== undefined && r.history !== null) writeFileSync(o.history, `${JSON.stringify(r.history, null, 1)}\n`);
+  const ops = r.history?.operations ?? [];
+  const lin = o.checkSteps === null || r.history === null ? null : checkLinearizability(ops, o.checkSteps, { leaseEndsRecorded: true });
+  const bad = lin?.keys.find((k) => k.verdict === "violation");
+  const notLinearizable = bad !== undefined;
+  return {
+    ...r,
+    ...(storageLog !== null ? { storageLog } : {}),
+    ok: r.ok && !notLinearizable,
+    linearizability: lin,
+    offending: bad === undefined ? null : smallestOffending(ops, bad, true),
+    file: job.file,
+    reproduce: reproduce(job.file, seed, o),
+    brokeSafety: unexpected(job.scenario, r.violations).length > 0 || notLinearizable,
+  };
+}
+
+function storageEntry(e: TraceEvent & { kind: "storage" }): StorageLogEntry {
+  return {
+    reqId: e.reqId,
+    holder: e.holder,
+    resource: e.resource,
+    token: e.token,
+    value: e.value,
+    accepted: e.accepted,
+    reason: e.accepted ? null : "stale-token",
+    highestAfter: e.highest,
+    atUs: e.atUs,
+  };
+}
+
 function main(argv: string[]): number {
   let o: Options;
   try {
@@ -289,39 +365,13 @@ function main(argv: string[]): number {
 
   const jobs: { file: string | null; scenario: Scenario }[] =
     o.scenarios.length > 0 ? o.scenarios : [{ file: null, scenario: defaultScenario(o) }];
-  const results: (RunResult & { file: string | null; reproduce: string; brokeSafety: boolean; linearizability: LinResult | null })[] = [];
-  let trace: WriteStream | undefined;
+  const results: FullResult[] = [];
   const started = performance.now();
 
   for (const job of jobs) {
     for (const seed of o.seeds ?? [job.scenario.seed]) {
-      if (o.trace !== undefined) trace = createWriteStream(o.trace);
-      let r: RunResult;
-      try {
-        r = runScenario(job.scenario, {
-          seed,
-          ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
-          ...(o.durationUs !== undefined ? { durationUs: o.durationUs } : {}),
-          checkers: o.checkers,
-          history: o.history !== undefined || o.checkSteps !== null,
-          ...(trace !== undefined ? { onTrace: (e) => trace?.write(`${toNdjson(e)}\n`) } : {}),
-        });
-      } catch (e) {
-        console.error(`sim: ${job.file ?? job.scenario.name} cannot run with seed ${seed}: ${clip((e as Error).message, 500)}`);
-        return EXIT_BAD_INPUT;
-      }
-      trace?.end();
-      if (o.history !== undefined && r.history !== null) writeFileSync(o.history, `${JSON.stringify(r.history, null, 1)}\n`);
-      const lin = o.checkSteps === null || r.history === null ? null : checkLinearizability(r.history.operations, o.checkSteps);
-      const notLinearizable = lin?.verdict === "violation";
-      const full = {
-        ...r,
-        ok: r.ok && !notLinearizable,
-        linearizability: lin,
-        file: job.file,
-        reproduce: reproduce(job.file, seed, o),
-        brokeSafety: unexpected(job.scenario, r.violations).length > 0 || notLinearizable,
-      };
+      const full = runJob(job, seed, o);
+      if (full === null) return EXIT_BAD_INPUT;
       results.push(full);
       if (!o.json) printRun(full, o.quiet);
     }
@@ -355,6 +405,7 @@ function main(argv: string[]): number {
         actionFailures: r.actionFailures,
         nemesisMix: r.nemesisMix,
         ...(r.linearizability !== null ? { linearizability: r.linearizability } : {}),
+        ...(r.offending !== null ? { offending: r.offending } : {}),
       })),
       violations,
       failedExpectations,
@@ -381,7 +432,7 @@ function linSummary(results: readonly { linearizability: LinResult | null }[]): 
   return `, ${bad} not linearizable${unknown > 0 ? `, ${unknown} unknown` : ""}`;
 }
 
-function printRun(r: RunResult & { reproduce: string; linearizability: LinResult | null }, quiet: boolean): void {
+function printRun(r: FullResult, quiet: boolean): void {
   const head = `${r.ok ? "ok  " : "FAIL"} ${r.name} seed=${r.seed} hash=${r.traceHash} events=${r.events} leader=${r.leader ?? "-"}`;
   if (quiet && r.ok) return;
   console.log(head);
@@ -394,6 +445,10 @@ function printRun(r: RunResult & { reproduce: string; linearizability: LinResult
   for (const f of r.actionFailures) console.log(`     action ${f.action.type} at ${formatInstant(f.time)} skipped: ${f.error}`);
   const lin = r.linearizability;
   if (lin !== null && (!quiet || lin.verdict !== "ok")) for (const line of describeLinResult(lin)) console.log(`     ${line}`);
+  if (r.offending !== null) {
+    console.log(`     seed ${r.seed}: the smallest set of operations found that no order fits (${r.offending.length}):`);
+    for (const op of r.offending) console.log(`       ${describeOp(op)}`);
+  }
   if (!r.ok) console.log(`     reproduce: ${r.reproduce}`);
 }
 

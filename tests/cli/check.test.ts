@@ -56,10 +56,42 @@ describe("npm run sim -- --check linearizability", () => {
     expect(clean.stdout).toContain("0 not linearizable");
   });
 
+  it("a --seeds sweep checks linearizability by default (--check none turns it off), fails with the seed and the smallest offending set", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-lin-"));
+    const file = join(dir, "hunt.json");
+    const hunt = { intervalMin: "50ms", intervalMax: "500ms", quietAfter: "5s" };
+    writeFileSync(file, JSON.stringify({ name: "hunt", duration: "6s", clients: { count: 3, workload: "random" }, nemesis: hunt }));
+    const planted = join(root, "tests/support/plant-readindex.ts");
+    const run = (...extra: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", "--import", planted, join(root, "src/cli/main.ts"), "--scenario", file, "--quiet", ...extra], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const r = run("--seeds", "12..13");
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/not linearizable/);
+    expect(r.stdout).toContain("reproduce: npm run sim -- --scenario");
+    expect(r.stdout).toMatch(/--seed 13 --check linearizability/);
+    const set = /seed 13: the smallest set of operations found that no order fits \((\d+)\):\n((?: {7}.+\n)+)/.exec(r.stdout);
+    expect(set, r.stdout).not.toBeNull();
+    const size = Number(set?.[1]);
+    expect(size).toBeGreaterThanOrEqual(2);
+    expect(size).toBeLessThanOrEqual(6);
+    expect(set?.[2]?.trim().split("\n")).toHaveLength(size);
+    expect(set?.[2]).toMatch(/get k\d+, answered/);
+    const off = run("--seeds", "12..13", "--check", "none");
+    expect(off.status, off.stdout).toBe(0);
+    expect(off.stdout).not.toContain("linearizab");
+    // One seed without --check: no check (as before).
+    expect(run("--seed", "13").status).toBe(0);
+  });
+
   it("refuses a bad --check or --check-steps before running (exit 2)", () => {
     for (const args of [
       ["--check", "serializability"],
       ["--check-steps", "10"],
+      ["--seeds", "1..2", "--check", "none", "--check-steps", "10"],
       ["--check", "linearizability", "--check-steps", "0"],
       ["--lesson", "lessons/07-fencing.json", "--check", "linearizability"],
     ]) {

@@ -217,3 +217,35 @@ describe("--lesson", () => {
     expect(mixed.err).toMatch(/--lesson runs lessons as they are written/);
   });
 });
+
+describe("--trace", () => {
+  it("writes a violation after the event that caused it (events in the order of their position n)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const file = join(dir, "trace.ndjson");
+    const r = sim("--scenario", "scenarios/lease/04-gc-pause-unfenced.json", "--trace", file, "--quiet");
+    expect(r.code).toBe(0);
+    const events = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { n: number; kind: string });
+    const violations = events.filter((e) => e.kind === "violation");
+    expect(violations.length).toBeGreaterThan(0);
+    expect(events.map((e) => e.n)).toEqual(events.map((_, i) => i));
+    for (const v of violations) expect(events[v.n - 1]?.kind).toBe("storage");
+  });
+});
+
+describe("--json's storage log", () => {
+  it("holds every storage write of the run, not only the storage's latest 1,000", () => {
+    const dir = mkdtempSync(join(tmpdir(), "leaselab-"));
+    const file = join(dir, "busy.json");
+    writeFileSync(file, JSON.stringify({ name: "busy", seed: 2, duration: "15s", holders: { count: 2, workIntervalMs: 10, workGapMs: 1 } }));
+    const r = sim("--scenario", file, "--json");
+    expect(r.code, r.err).toBe(0);
+    const run = JSON.parse(r.out).runs[0];
+    const totals = run.holders.reduce((s: number, h: { storageAccepted: number; storageRejected: number }) => s + h.storageAccepted + h.storageRejected, 0);
+    expect(totals).toBeGreaterThan(1000);
+    // The holders count the replies they got; a write or two may still be unanswered at the end.
+    expect(run.storageLog.length).toBeGreaterThanOrEqual(totals);
+    expect(run.storageLog.length).toBeLessThanOrEqual(totals + 2);
+    expect(run.storageLog[0]).toMatchObject({ reqId: 1, resource: "lock", accepted: true, value: expect.stringMatching(/^h\d#1$/) });
+    expect(run.storageLog.every((w: { atUs: number }, i: number, all: { atUs: number }[]) => i === 0 || w.atUs >= (all[i - 1] as { atUs: number }).atUs)).toBe(true);
+  });
+});

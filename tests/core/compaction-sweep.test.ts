@@ -3,6 +3,8 @@ import { buildSimulation, runScenario } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
 import { ALL_FAULTS } from "../../src/core/sim/nemesis";
 import type { TraceEvent } from "../../src/core/sim/trace";
+import { HistoryRecorder } from "../../src/core/scenario/history";
+import { LinSweep } from "../support/sweeps";
 
 const SEEDS = 150;
 
@@ -23,6 +25,7 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
     });
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const bad: string[] = [];
+    const lin = new LinSweep(label);
     let taken = 0;
     let installed = 0;
     let sent = 0;
@@ -35,14 +38,17 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       } else if (e.kind === "send" && e.msg.type === "InstallSnapshot") sent++;
     };
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const r = runScenario(parsed.scenario, { seed, onTrace: count });
+      const r = runScenario(parsed.scenario, { seed, onTrace: count, history: true });
       for (const v of r.violations) bad.push(`seed ${seed}: ${v.invariant} at ${v.time}µs: ${v.detail} (${label})`);
       for (const x of r.expectations) if (!x.ok) bad.push(`seed ${seed}: ${x.description}: ${x.detail}`);
+      lin.check(r, `seed ${seed} of "${label}" in tests/core/compaction-sweep.test.ts`);
     }
     console.log(
       `${label}: ${taken} snapshots taken, ${sent} InstallSnapshot sent, ${installed} installed, ${configs} configuration changes seen over ${SEEDS} seeds`,
     );
+    lin.report();
     expect(bad).toEqual([]);
+    expect(lin.violations).toEqual([]);
     expect(taken).toBeGreaterThan(SEEDS);
     expect(sent).toBeGreaterThan(0);
     expect(installed).toBeGreaterThan(0);
@@ -110,10 +116,13 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
     // Seeds whose runs write more than two chunks of log (1,400 to 2,700 entries in ten minutes
     // under this nemesis; the release works in chunks of 1024). A new kind of fault changes the
     // mix, and so which seeds do: the assertion below says so if one falls short.
+    const lin = new LinSweep("long compaction runs");
     for (const seed of [1, 6, 7]) {
-      const sim = buildSimulation(parsed.scenario, { seed });
+      const recorder = new HistoryRecorder();
+      const sim = buildSimulation(parsed.scenario, { seed, onTrace: (e) => recorder.observe(e) });
       sim.advanceTo(parsed.scenario.duration);
       expect(sim.violations.map((v) => `seed ${seed}: ${v.invariant}: ${v.detail}`)).toEqual([]);
+      lin.checkHistory(seed, recorder.finish(seed).operations, `seed ${seed} of the long compaction runs in tests/core/compaction-sweep.test.ts`);
       const leader = sim.leader();
       expect(leader, `seed ${seed}: a leader at the end`).not.toBeNull();
       expect(sim.server(leader as string).node?.lastIndex, `seed ${seed}: the run is long enough`).toBeGreaterThan(2048);
@@ -121,5 +130,7 @@ describe("random nemesis sweep with log compaction (Raft paper section 7)", () =
       const checkers = (sim as unknown as { checkers: { raft: { s: { committed: { get(i: number): number | undefined } } } } }).checkers;
       expect(checkers.raft.s.committed.get(1), `seed ${seed}`).toBeUndefined();
     }
+    lin.report();
+    expect(lin.violations).toEqual([]);
   });
 });

@@ -11,12 +11,15 @@
  * through `this`.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { KvClient } from "../../src/core/kv/client";
 import { LeaseTable } from "../../src/core/lease/table";
 import type { SystemOp } from "../../src/core/lease/types";
 import { RaftNode } from "../../src/core/raft/node";
 import { type RunResult, runScenario } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
 import { staleReads } from "../../src/core/scenario/staleReads";
+import { checkLinearizability, describeLinResult } from "../../src/core/lin/check";
+import { SWEEP_LIN_STEPS } from "../support/sweeps";
 
 type Proto = Record<string, unknown>;
 const proto = RaftNode.prototype as unknown as Proto;
@@ -47,6 +50,62 @@ function hunt(input: unknown, budget: number, found: (r: RunResult) => string | 
   }
   return null;
 }
+
+/** The standing invariant the sweeps check: the run's key-value history is linearizable. */
+const notLinearizable = (r: RunResult): string | null => {
+  if (r.history === null) throw new Error("run without its history");
+  const lin = checkLinearizability(r.history.operations, SWEEP_LIN_STEPS, { leaseEndsRecorded: true });
+  return lin.verdict === "violation" ? (describeLinResult(lin)[0] ?? "violation") : null;
+};
+
+/** Runs seeds 1..budget and counts the seeds whose run `found` says shows the bug. */
+function tally(input: unknown, budget: number, found: (r: RunResult) => string | null): { caught: number[]; first: string | null } {
+  const parsed = parseScenario(input);
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  const caught: number[] = [];
+  let first: string | null = null;
+  for (let seed = 1; seed <= budget; seed++) {
+    const what = found(runScenario(parsed.scenario, { seed, history: true }));
+    if (what === null) continue;
+    caught.push(seed);
+    first ??= `seed ${seed}: ${what}`;
+  }
+  return { caught, first };
+}
+
+/** The "ReadIndex skipped" bug: the leader answers at its commit index with no heartbeat round. */
+function plantReadIndexSkipped(): void {
+  plant("requestRead", () =>
+    function (this: RaftNode, ctx: unknown) {
+      if (this.role !== "leader") return false;
+      (this as unknown as { st: { readStates: { ctx: unknown; index: number }[] } }).st.readStates.push({ ctx, index: this.commitIndex });
+      return true;
+    },
+  );
+}
+
+/**
+ * The client half of the follower-read plant: each read goes to the next server, not to the
+ * one the client believes leads (as a client that spreads reads over replicas does). On the
+ * real servers this is harmless: a follower refuses and names the leader.
+ */
+function plantReadsSpread(): void {
+  const client = KvClient.prototype as unknown as Record<string, unknown>;
+  const attempt = client.attempt as (this: KvClient, ctx: unknown, cur: { op: object; attempts: number }) => void;
+  expect(typeof attempt, "KvClient.prototype.attempt must exist to plant the bug").toBe("function");
+  client.attempt = function (this: KvClient, ctx: unknown, cur: { op: object; attempts: number }) {
+    const st = (this as unknown as { st: { target: number } }).st;
+    const servers = (this as unknown as { cfg: { servers: readonly string[] } }).cfg.servers.length;
+    if ("read" in cur.op && cur.attempts === 0) st.target = (st.target + 1) % servers;
+    attempt.call(this, ctx, cur);
+  };
+  restores.push(() => {
+    client.attempt = attempt;
+  });
+}
+
+/** The faults that make nodes answer reads they should not: deposed leaders, lagging followers. */
+const READ_FAULTS = ["transfer", "pause", "leader-isolate"];
 
 const violation =
   (...invariants: string[]) =>
@@ -127,13 +186,7 @@ describe("planted Raft bugs: the swarm nemesis finds each within its budget", ()
   });
 
   it("ReadIndex skipped: a leader answers reads without confirming its leadership", () => {
-    plant("requestRead", () =>
-      function (this: RaftNode, ctx: unknown) {
-        if (this.role !== "leader") return false;
-        (this as unknown as { st: { readStates: { ctx: unknown; index: number }[] } }).st.readStates.push({ ctx, index: this.commitIndex });
-        return true;
-      },
-    );
+    plantReadIndexSkipped();
     const BUDGET = 200;
     const hit = hunt(
       sweep(),
@@ -169,6 +222,63 @@ describe("planted Raft bugs: the swarm nemesis finds each within its budget", ()
     expect(hit, `re-grant race not found in ${BUDGET} seeds`).not.toBeNull();
   });
 
+  it("read bugs are caught by the standing linearizability invariant (as the sweeps check it), on many seeds", () => {
+    // Both read bugs show when a node answers that should not: a deposed leader that has not
+    // heard of its successor yet, or a follower behind. The hunt's faults are the ones that
+    // make such nodes (transfers above all: the old leader goes on for a moment), its runs
+    // are longer, its clients read more, on fewer keys, and spread their reads over every
+    // server, so reads reach those nodes. (With the plain 6 s sweep, ReadIndex skipped shows
+    // on 2 of 40 seeds.)
+    const SEEDS = 40;
+    const readHunt = {
+      name: "read hunt",
+      duration: "20s",
+      clients: { count: 3, workload: "random", readFraction: 0.6, keys: 2, thinkTimeMaxMs: 120 },
+      nemesis: { intervalMin: "50ms", intervalMax: "500ms", quietAfter: "18s", faults: READ_FAULTS },
+    };
+    plantReadsSpread();
+    plantReadIndexSkipped();
+    const leader = tally(readHunt, SEEDS, notLinearizable);
+    console.log(`ReadIndex skipped: not linearizable on ${leader.caught.length} of ${SEEDS} seeds (${leader.caught.join(", ")}); first ${leader.first}`);
+    for (const r of restores.splice(0).reverse()) r();
+    expect(leader.caught.length).toBeGreaterThanOrEqual(SEEDS / 5);
+
+    // The follower read: a follower answers a read from its own state machine, at its own
+    // commit index, instead of refusing it and naming the leader.
+    plantReadsSpread();
+    plant("requestRead", (original) =>
+      function (this: RaftNode, ctx: unknown) {
+        if (this.role === "leader") return original.call(this, ctx);
+        if (this.role !== "follower") return false;
+        (this as unknown as { st: { readStates: { ctx: unknown; index: number }[] } }).st.readStates.push({ ctx, index: this.commitIndex });
+        return true;
+      },
+    );
+    const follower = tally(readHunt, SEEDS, notLinearizable);
+    console.log(`follower read: not linearizable on ${follower.caught.length} of ${SEEDS} seeds (${follower.caught.join(", ")}); first ${follower.first}`);
+    expect(follower.caught.length).toBeGreaterThanOrEqual(SEEDS / 2);
+
+    // The same hunt with only the clients' plant (real servers) finds nothing.
+    for (const r of restores.splice(0).reverse()) r();
+    plantReadsSpread();
+    expect(tally(readHunt, SEEDS, notLinearizable).caught).toEqual([]);
+  });
+
+  it("the clients spreading their reads over every server, on the real servers, stay linearizable", () => {
+    plantReadsSpread();
+    let toFollowers = 0;
+    const parsed = parseScenario(sweep());
+    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = runScenario(parsed.scenario, { seed, history: true, onTrace: (e) => {
+        if (e.kind === "send" && e.msg.type === "ClientReply" && !e.msg.ok) toFollowers++;
+      } });
+      expect(notLinearizable(r), `seed ${seed}`).toBeNull();
+    }
+    // The plant does send reads to followers, which refuse them.
+    expect(toFollowers).toBeGreaterThan(100);
+  });
+
   it("the same hunts on the real code find nothing (no false alarms)", () => {
     expect(hunt(sweep({ cluster: { maxEntriesPerAppend: 1 } }), 200, (r) => (r.violations.length > 0 ? r.violations[0]?.detail ?? "" : null))).toBeNull();
     expect(
@@ -178,5 +288,6 @@ describe("planted Raft bugs: the swarm nemesis finds each within its budget", ()
     ).toBeNull();
     expect(hunt(sweep({ cluster: { nodes: 3 } }), 200, (r) => (r.violations.length > 0 ? r.violations[0]?.detail ?? "" : null))).toBeNull();
     expect(hunt(sweep(), 200, (r) => (r.history !== null && staleReads(r.history).length > 0 ? "stale read" : null), true)).toBeNull();
+    expect(hunt(sweep(), 200, notLinearizable, true)).toBeNull();
   });
 });

@@ -72,6 +72,8 @@ describe("FencedStorage", () => {
       reason: "stale-token",
       highest: 34,
       fencing: true,
+      value: "h1#4",
+      atUs: 0,
     });
     expect(ctx.emits.map((e) => (e.kind === "storage" ? e.accepted : null))).toEqual([true, true, true, false]);
     expect(st.totals).toEqual({ writes: 4, accepted: 3, rejected: 1 });

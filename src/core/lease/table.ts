@@ -40,8 +40,13 @@ export interface LeaseEffect {
     readonly ttlMs?: number;
     readonly transitions?: number;
     readonly reason?: string;
+    /** Expire, revoke: the keys attached to the lease, deleted with it (absent when none were). */
+    readonly keys?: readonly string[];
   } | null;
 }
+
+/** The trace's record of the keys a lease's end deleted (docs/history.md: the history records their removal). */
+const endedKeys = (keys: readonly string[]): { keys?: readonly string[] } => (keys.length > 0 ? { keys: [...keys] } : {});
 
 const NOTHING: LeaseEffect = { result: null, deleteKeys: [], event: null };
 
@@ -127,7 +132,7 @@ export class LeaseTable {
         r.keys = [];
         r.state = this.settings.lockDelayMs > 0 ? "delayed" : "free";
         r.checkpointRemainingMs = null;
-        return { result: null, deleteKeys: keys, event: { op: "expire", name: op.name, holder: r.holder, token: r.token } };
+        return { result: null, deleteKeys: keys, event: { op: "expire", name: op.name, holder: r.holder, token: r.token, ...endedKeys(keys) } };
       }
       case "free": {
         const r = this.leases[op.name];
@@ -239,7 +244,7 @@ export class LeaseTable {
     return {
       result: { kind: "revoked", name: op.name, token: r.token },
       deleteKeys: keys,
-      event: { op: "revoke", name: op.name, holder: r.holder, token: r.token },
+      event: { op: "revoke", name: op.name, holder: r.holder, token: r.token, ...endedKeys(keys) },
     };
   }
 }

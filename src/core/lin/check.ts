@@ -39,10 +39,23 @@ function lastWriter(ops: readonly LinOp[], order: readonly number[]): HistoryOp 
   return writes[writes.length - 1] ?? null;
 }
 
+/** The session HistoryRecorder gives the lease service's own deletions (SYSTEM_SESSION there). */
+const LEASE_SERVICE_SESSION = "system";
+
+export interface LinOptions {
+  /**
+   * The history records the keys that leases' ends deleted (`delete`s in the `system` session,
+   * as HistoryRecorder writes them). Default: true when any operation is in that session. When
+   * false, each put attached to a lease brings an unknown delete instead (docs/history.md).
+   */
+  readonly leaseEndsRecorded?: boolean;
+}
+
 /** Checks every key of the history; `maxSteps` bounds each key's search (then its verdict is unknown). */
-export function checkLinearizability(operations: readonly HistoryOp[], maxSteps: number = DEFAULT_MAX_STEPS): LinResult {
+export function checkLinearizability(operations: readonly HistoryOp[], maxSteps: number = DEFAULT_MAX_STEPS, options: LinOptions = {}): LinResult {
   const keys: KeyResult[] = [];
-  for (const [key, ops] of registersOf(operations)) {
+  const recorded = options.leaseEndsRecorded ?? operations.some((op) => op.session === LEASE_SERVICE_SESSION);
+  for (const [key, ops] of registersOf(operations, recorded)) {
     const r = searchRegister(ops, null, maxSteps);
     const base = { key, verdict: r.verdict, operations: ops.length, steps: r.steps };
     if (r.verdict !== "violation") {

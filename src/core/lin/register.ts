@@ -18,7 +18,10 @@
  * A put with a `lease` attaches the key to the lease, which deletes the key when it ends: no
  * client operation does that, so each such put brings an unknown "lease-end" delete that may
  * take effect any time after the put's call, or never (generous: it may also be placed
- * before the put, or let a key vanish whose lease still runs).
+ * before the put, or let a key vanish whose lease still runs). Histories recorded since the
+ * lease service's deletions are in them (a `delete` in the `system` session at the instant a
+ * lease's end was applied) need none of that: with `leaseEndsRecorded` the recorded deletes
+ * are checked like any other, and no unknown delete is added.
  */
 import type { HistoryOp } from "../scenario/history";
 
@@ -91,7 +94,7 @@ export function isWrite(op: HistoryOp): boolean {
 }
 
 /** The history's key-value operations, split by key (keys in sorted order). */
-export function registersOf(operations: readonly HistoryOp[]): Map<string, LinOp[]> {
+export function registersOf(operations: readonly HistoryOp[], leaseEndsRecorded = false): Map<string, LinOp[]> {
   const byKey = new Map<string, LinOp[]>();
   for (const op of operations) {
     if (op.key === null || !KV_OPERATIONS.has(op.operation) || op.outcome === "fail") continue;
@@ -100,7 +103,7 @@ export function registersOf(operations: readonly HistoryOp[]): Map<string, LinOp
     const ret = op.outcome === "info" || op.returnUs === null ? Number.POSITIVE_INFINITY : op.returnUs;
     const list = byKey.get(op.key) ?? [];
     list.push({ op, call: op.callUs, ret, step });
-    if (op.operation === "put" && op.lease !== undefined && step !== null && isWrite(op)) {
+    if (!leaseEndsRecorded && op.operation === "put" && op.lease !== undefined && isWrite(op)) {
       const end: HistoryOp = { ...op, client: `lease ${op.lease}`, operation: "lease-end", value: null, outcome: "info", output: null, returnUs: null };
       list.push({ op: end, call: op.callUs, ret: Number.POSITIVE_INFINITY, step: () => null });
     }

@@ -393,9 +393,11 @@ export abstract class Kernel implements CheckerHost {
 
   protected publish(e: TraceEvent): void {
     if (this.config.hashTrace) this.hasher.add(e);
-    this.checkers?.observe(e);
     if (this.stepEvents !== null) this.stepEvents.push(e);
     for (const l of this.listeners) l(e);
+    // Last: a violation the checkers find in `e` is published from inside this call, and must
+    // reach the listeners (a --trace file, the page's journal) after the event that caused it.
+    this.checkers?.observe(e);
   }
 
   /** One context per process, reused for every call (its clock reading is refreshed each time). */

@@ -113,6 +113,8 @@ export type ProcEvent =
       readonly transitions?: number;
       readonly expiresAtUs?: number;
       readonly reason?: string;
+      /** expire, revoke: the keys attached to the lease, deleted with it (absent when none were). */
+      readonly keys?: readonly string[];
     }
   /** A holder's statechart moved: `state` is its state value ("holding.working", "jeopardy", ...). */
   | {
@@ -137,6 +139,10 @@ export type ProcEvent =
       /** Highest token accepted for the resource after this write. */
       readonly highest: number;
       readonly fencing: boolean;
+      /** The value written (stored only if accepted). */
+      readonly value: string;
+      /** The storage's local clock reading when it handled the write (µs). */
+      readonly atUs: number;
     };
 
 export type SimEvent =

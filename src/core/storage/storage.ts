@@ -118,6 +118,8 @@ export class FencedStorage implements ProcessLogic {
       reason: entry.reason,
       highest: entry.highestAfter,
       fencing: this.st.fencing,
+      value: p.value,
+      atUs: entry.atUs,
     });
     ctx.send(
       from,
