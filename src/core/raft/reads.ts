@@ -165,8 +165,11 @@ export abstract class ReadingNode extends ReplicatingNode {
       if (!this.eligible(p) || s.role !== "leader") continue;
       const until = now + this.readLeaseUs;
       const before = l.holders[p];
-      l.holders[p] = { until, floor: s.commitIndex, applied: before?.applied ?? 0 };
-      if (before === undefined || before.until <= now) {
+      const renewal = before !== undefined && now < before.until;
+      // A renewal keeps the old floor: until the new grant arrives, the holder serves under
+      // the old one, so only what it has applied (or that old floor) counts.
+      l.holders[p] = { until, floor: renewal ? before.floor : s.commitIndex, applied: before?.applied ?? 0 };
+      if (!renewal) {
         s.events.push({ type: "readlease", phase: "granted", peer: p, untilLocal: until, reason: `${p} asked for a read lease` });
       }
       this.outGrant = { to: p, askId: ask.askId, floor: s.commitIndex };
@@ -199,11 +202,20 @@ export abstract class ReadingNode extends ReplicatingNode {
 
   protected onLeaseAnswer(_now: LocalUs, from: NodeId, m: AppendEntriesResp): void {
     if (!this.readLeases) return;
-    const l = this.st.lease;
+    const s = this.st;
+    const l = s.lease;
     const h = l.holders[from];
-    if (h !== undefined && m.applied !== undefined && m.applied > h.applied) h.applied = m.applied;
-    // The grant waits for the next round: one that starts after this ask arrived.
-    if (m.leaseAsk !== undefined && this.eligible(from)) l.asks[from] = { askId: m.leaseAsk, round: this.st.readRound + 1 };
+    if (h !== undefined && m.applied !== undefined && m.applied > h.applied) {
+      const before = this.visibleIndex(s.lastNow);
+      h.applied = m.applied;
+      // The visible index moved: tell the holders at once, so the reads they hold go out sooner.
+      if (this.visibleIndex(s.lastNow) > before) for (const p of Object.keys(l.holders)) if (s.lastNow < (l.holders[p]?.until ?? 0)) this.sendNews(p);
+    }
+    // The grant waits for the next round: one that starts after this ask arrived. A later ask
+    // does not replace a waiting one (it would push the grant back with every answer).
+    if (m.leaseAsk !== undefined && l.asks[from] === undefined && this.eligible(from)) {
+      l.asks[from] = { askId: m.leaseAsk, round: this.st.readRound + 1 };
+    }
   }
 
   protected leaseNews(to: NodeId): LeaseNews {
@@ -231,6 +243,9 @@ export abstract class ReadingNode extends ReplicatingNode {
     const l = s.lease;
     const applied = s.commitIndex;
     if (l.held !== null && l.held.until - s.lastNow > this.heldLeaseUs / 2) return { applied };
+    // One ask per two heartbeat intervals is enough (the grant comes after the next round).
+    const lastAsk = l.myAsks[l.myAsks.length - 1];
+    if (lastAsk !== undefined && s.lastNow - lastAsk.at < 2 * this.cfg.heartbeatIntervalUs) return { applied };
     const id = l.nextAskId++;
     l.myAsks.push({ id, at: s.lastNow });
     if (l.myAsks.length > MAX_ASKS) l.myAsks.shift();
