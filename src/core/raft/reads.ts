@@ -158,6 +158,9 @@ export abstract class ReadingNode extends ReplicatingNode {
     const s = this.st;
     const l = s.lease;
     const now = s.lastNow;
+    // Rule 5's floor is the commit index, which a new leader knows only once it has committed
+    // an entry of its term (before that it may lag what was committed, even be 0 after a restart).
+    if (this.termAt(s.commitIndex) !== s.term) return;
     for (const p of Object.keys(l.asks)) {
       const ask = l.asks[p] as { askId: number; round: number };
       if (ask.round > confirmed) continue;
