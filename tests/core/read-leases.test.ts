@@ -82,6 +82,18 @@ describe("read leases: each rule switched off is caught", () => {
     expect(found.length).toBeGreaterThanOrEqual(SEEDS.length / 2);
   });
 
+  it("rule 5's floor off (a holder serves before it has applied what its grant carried): the reads sweep finds a stale read", () => {
+    const floor = RaftNode.prototype.localReadFloor;
+    plant(RaftNode.prototype, "localReadFloor", function (this: RaftNode, now: number) {
+      return floor.call(this, now) === null ? null : 0;
+    });
+    const s = loadScenario(sweeps, "reads-sweep.json");
+    const BUDGET = 100;
+    const found = violatingSeeds({ ...s, cluster: { ...s.cluster, readLeaseFollowers: 4 } }, Array.from({ length: BUDGET }, (_, i) => i + 1));
+    console.log(`rule 5 floor off: found by ${found.length} of ${BUDGET} seeds (first ${found[0]})`);
+    expect(found.length).toBeGreaterThan(0);
+  });
+
   it("rule 4 off (a new leader does not wait out its predecessors' grants): read-lease-leader-change.json is not linearizable", () => {
     plant(RaftNode.prototype, "newLeaderWaitUs", () => 0, true);
     const found = violatingSeeds(loadScenario(dir, "read-lease-leader-change.json"), SEEDS);
