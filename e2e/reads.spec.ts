@@ -43,7 +43,14 @@ test("read leases: a follower's local reads are told in the event log", async ({
   await expect(card.getByTestId("expect-tally")).toHaveText("4 of 4 held", { timeout: 30_000 });
   const pauseButton = page.getByRole("button", { name: "Pause", exact: true });
   if (await pauseButton.isVisible()) await pauseButton.click();
-  await expect(page.getByText(/holds the answer for entry \d+ until/).first()).toBeAttached();
+  const waiting = page.getByText(/holds the answer for entry \d+ until/).first();
+  await expect(waiting).toBeAttached();
   await shot(page, "reads-partitioned-holder-1920");
+  const filter = page.getByPlaceholder(/Filter events/);
+  await filter.fill("lease");
+  const ranOut = page.getByText(/read lease ran out/).first();
+  await ranOut.scrollIntoViewIfNeeded();
+  await expect(ranOut).toBeVisible();
+  await shot(page, "reads-event-log-1920");
   expect(errors).toEqual([]);
 });
