@@ -7,6 +7,7 @@
 import { defaultConfig, mergeConfig } from "../src/core/sim/config";
 import { ALL_FAULTS } from "../src/core/sim/nemesis";
 import { Simulation } from "../src/core/sim/sim";
+import { printReadFigures } from "./reads";
 
 interface Row {
   nodes: number;
@@ -129,6 +130,7 @@ function main(): void {
     const verdict = target.simPerWall >= 1000 ? "meets" : "MISSES";
     console.log(`\n5 nodes, steady, checkers on: ${target.simPerWall.toFixed(0)} simulated s per wall s (${verdict} the 1,000 target)`);
   }
+  printReadFigures(SIM_SECONDS);
 }
 
 main();

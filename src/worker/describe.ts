@@ -209,6 +209,10 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
     case "slow-link":
     case "timeout":
       return describeFault(e);
+    case "readlease":
+    case "lease-read":
+    case "write-wait":
+      return describeReads(e);
     case "note":
       return { category: "note", text: e.text, procs: [] };
     case "violation":
@@ -432,3 +436,42 @@ export function stepLine(e: TraceEvent): string {
 }
 
 export { describeAction } from "../core/scenario/actions";
+
+/** Read leases and reads under a lease (docs/reads.md), in plain words. */
+function describeReads(e: Extract<TraceEvent, { kind: "readlease" | "lease-read" | "write-wait" }>): Described {
+  switch (e.kind) {
+    case "readlease": {
+      const text =
+        e.phase === "granted"
+          ? `${e.proc} lends ${e.peer} a read lease: ${e.peer} may answer reads by itself for a while, and every write waits until ${e.peer} has it`
+          : e.phase === "held"
+            ? `${e.proc} now holds a read lease from ${e.peer}: it answers reads from its own copy`
+            : e.phase === "expired"
+              ? e.proc === e.peer
+                ? `${e.proc}'s read lease ran out`
+                : `${e.proc} stops waiting for ${e.peer}: ${e.peer}'s read lease ran out`
+              : `${e.proc} gives up its read lease from ${e.peer} (${e.reason})`;
+      return { category: "replication", text, detail: `readlease ${e.phase} peer=${e.peer} untilLocal=${e.untilLocal} (${e.reason})`, procs: [e.proc, e.peer] };
+    }
+    case "lease-read":
+      return {
+        category: "replication",
+        text:
+          e.via === "local"
+            ? `${e.proc} answered ${e.client}'s read by itself, under its read lease (no trip to the leader)`
+            : `leader ${e.proc} answered ${e.client}'s read at once, under its leader lease (no heartbeat round)`,
+        detail: `lease-read via=${e.via} client=${e.client} seq=${e.seq} index=${e.index}`,
+        procs: [e.proc, e.client],
+      };
+    case "write-wait":
+      return {
+        category: "replication",
+        text:
+          e.waitingOn.length === 0
+            ? `${e.proc} holds the answer for entry ${e.index}: a new leader first waits out read leases it does not know of`
+            : `${e.proc} holds the answer for entry ${e.index} until ${e.waitingOn.join(", ")} ${e.waitingOn.length === 1 ? "has" : "have"} it, or ${e.waitingOn.length === 1 ? "its read lease runs" : "their read leases run"} out`,
+        detail: `write-wait index=${e.index} waitingOn=${e.waitingOn.join(",")}`,
+        procs: [e.proc, ...e.waitingOn],
+      };
+  }
+}

@@ -35,7 +35,7 @@ describe("scenario library", () => {
   });
 
   it("groups by folder, in name order", () => {
-    expect(lib.groups.map((g) => g.folder)).toEqual(["lease", "raft"]);
+    expect(lib.groups.map((g) => g.folder)).toEqual(["lease", "raft", "reads"]);
     const lease = lib.groups[0]?.entries.map((e) => e.id) ?? [];
     expect(lease).toEqual([...lease].sort());
   });

@@ -26,7 +26,7 @@ export const PAIRS: readonly (readonly [left: string, right: string, what: strin
 ];
 
 /** Folder headings in the library. */
-const FOLDER_TITLES: Readonly<Record<string, string>> = { lease: "Leases", raft: "Raft" };
+const FOLDER_TITLES: Readonly<Record<string, string>> = { lease: "Leases", raft: "Raft", reads: "Reads" };
 
 export interface LibraryEntry {
   /** "lease/03-gc-pause-fenced": the folder and file name without ".json". */

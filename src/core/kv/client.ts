@@ -28,6 +28,11 @@ export interface KvClientConfig {
   readonly readFraction: number;
   readonly thinkTimeMinUs: number;
   readonly thinkTimeMaxUs: number;
+  /**
+   * Send each read first to this client's own server (the one it started with), not the
+   * leader it found: with read leases a follower may answer it locally. Absent: false.
+   */
+  readonly readsAtHome?: boolean;
 }
 
 interface Current extends Tries {
@@ -42,6 +47,8 @@ interface Current extends Tries {
 interface ClientState {
   /** Persisted across crashes: each incarnation uses a fresh client id. */
   incarnation: number;
+  /** The server this incarnation started with (readsAtHome sends reads there first). */
+  home?: number;
   // Volatile:
   up: boolean;
   seq: number;
@@ -102,6 +109,7 @@ export class KvClient implements ProcessLogic {
     s.seq = 0;
     s.current = null;
     s.target = this.rng.int(0, this.cfg.servers.length - 1);
+    if (this.cfg.readsAtHome === true) s.home = s.target;
     s.nextOpAt = this.cfg.workload === "random" ? ctx.now + this.think() : null;
     this.pump(ctx);
   }
@@ -179,6 +187,7 @@ export class KvClient implements ProcessLogic {
     }
     if (op === undefined) return;
     s.seq += 1;
+    if (this.cfg.readsAtHome === true && "read" in op && s.home !== undefined) s.target = s.home;
     const cur: Current = { seq: s.seq, op, attempts: 0, failures: 0, redirects: 0, deadline: 0 };
     s.current = cur;
     ctx.emit({ kind: "client", phase: "invoke", clientId: this.clientId, seq: cur.seq, op: opBody(op) });

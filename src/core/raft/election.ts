@@ -5,6 +5,7 @@
  */
 import type { LocalUs } from "../sim/time";
 import { NodeCore } from "./core";
+import { resetLeaderSide } from "./leases";
 import { freshProgress } from "./progress";
 import type { NodeId, RequestVote, RequestVoteResp } from "./types";
 
@@ -43,6 +44,7 @@ export abstract class ElectionNode extends NodeCore {
     s.role = role;
     s.leader = null;
     s.votes = { [this.id]: true };
+    this.dropHeldLease(`${this.id} stands for election`);
     this.clearLeaderState();
     this.resetElectionTimer(now);
     s.events.push({ type: "role", role, term: s.term, leader: null, reason: why });
@@ -61,6 +63,7 @@ export abstract class ElectionNode extends NodeCore {
     s.role = "leader";
     s.leader = this.id;
     s.leaderContactAt = now;
+    resetLeaderSide(s.lease, now);
     s.progress = {};
     for (const p of this.peers) {
       // A granted vote is contact: the voters acknowledged this leader just now.
@@ -86,6 +89,7 @@ export abstract class ElectionNode extends NodeCore {
     const s = this.st;
     const changed = term !== s.term || s.role !== "follower" || leader !== s.leader;
     const wasLeader = s.role === "leader";
+    if (term > s.term || leader !== s.leader) this.dropHeldLease(term > s.term ? `saw term ${term}` : `the leader is now ${leader ?? "unknown"}`);
     if (term > s.term) {
       s.term = term;
       s.votedFor = null;
@@ -107,6 +111,34 @@ export abstract class ElectionNode extends NodeCore {
     s.progress = {};
     s.reads = [];
     s.readsWaitingForCommit = [];
+    if (s.lease.rounds.length > 0 || s.lease.confirmed !== null || Object.keys(s.lease.holders).length > 0 || Object.keys(s.lease.asks).length > 0) {
+      resetLeaderSide(s.lease, s.lastNow);
+    }
+  }
+
+  /**
+   * Rule 5 of read leases (leases.ts): a follower's read lease ends with the term and the
+   * leader it came from; the visible index it knew goes with it.
+   */
+  protected dropHeldLease(why: string): void {
+    const l = this.st.lease;
+    l.visible = 0;
+    const held = l.held;
+    if (held === null) return;
+    l.held = null;
+    this.st.events.push({ type: "readlease", phase: "dropped", peer: held.leader, untilLocal: held.until, reason: why });
+  }
+
+  /**
+   * Whether this server heard a leader within the minimum election timeout, so refuses to
+   * help elect another (PreVote, CheckQuorum). With leader leases, a server that booted
+   * within that time counts as having heard one: it may have acknowledged the leader's
+   * lease round just before it crashed, and forgot it.
+   */
+  protected heardLeaderRecently(now: number): boolean {
+    const s = this.st;
+    if (s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs) return true;
+    return this.cfg.reads === "leader-lease" && now - s.lease.bootAt < this.cfg.electionTimeoutMinUs;
   }
 
   protected resetElectionTimer(now: LocalUs): void {
@@ -128,7 +160,7 @@ export abstract class ElectionNode extends NodeCore {
       // (step() lets an equal-term pre-vote through). Refuse while a leader is heard (within
       // the minimum election timeout), so a rejoining server cannot disrupt a working leader
       // even without CheckQuorum.
-      const heardLeader = s.role === "leader" || (s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs);
+      const heardLeader = s.role === "leader" || this.heardLeaderRecently(now);
       const granted = (m.term > s.term || canVote) && upToDate && !heardLeader;
       this.send(from, { type: "RequestVoteResp", term: granted ? m.term : s.term, granted, preVote: true });
       return;

@@ -13,8 +13,8 @@
 import type { LocalUs } from "../sim/time";
 import type { Rng } from "../sim/rng";
 import type { Progress } from "./progress";
-import { ReplicatingNode } from "./replication";
-import { bootState, copyRaftState, NONE, type PendingRead, type RaftState, UNCOMPACTED } from "./state";
+import { ReadingNode } from "./reads";
+import { bootState, copyRaftState, NONE, type RaftState, UNCOMPACTED } from "./state";
 import type { Command, Entry, HardState, LogStart, NodeId, RaftConfig, RaftMessage, Ready, Role, Snapshot } from "./types";
 
 export { MAX_INFLIGHT_APPENDS, type Progress, SNAPSHOT_RESEND_HEARTBEATS } from "./progress";
@@ -23,10 +23,10 @@ export { type RaftState, UNCOMPACTED } from "./state";
 /**
  * The node's public face: its inputs (timers, messages, proposals, reads, transfers,
  * configuration changes), its Ready, and read-only views for the host and the page. The
- * protocol lives in the layers below (core.ts, election.ts, replication.ts); this layer adds
- * the leader's ReadIndex rounds, leadership transfer and proposing a configuration change.
+ * protocol lives in the layers below (core.ts, election.ts, replication.ts, reads.ts: ReadIndex
+ * and leases); this layer adds leadership transfer and proposing a configuration change.
  */
-export class RaftNode extends ReplicatingNode {
+export class RaftNode extends ReadingNode {
   private constructor(cfg: RaftConfig, rng: Rng, st: RaftState) {
     super(cfg, rng, st);
   }
@@ -137,9 +137,9 @@ export class RaftNode extends ReplicatingNode {
   /** The next local time at which onTimer() has work to do. */
   nextDeadline(): number {
     const s = this.st;
-    if (s.role !== "leader") return s.electionDeadline;
+    if (s.role !== "leader") return Math.min(s.electionDeadline, this.leaseDeadline());
     const d = this.cfg.checkQuorum ? Math.min(s.heartbeatDeadline, s.checkQuorumDeadline) : s.heartbeatDeadline;
-    return s.transferee === null ? d : Math.min(d, s.transferDeadline);
+    return Math.min(s.transferee === null ? d : Math.min(d, s.transferDeadline), this.leaseDeadline());
   }
 
   // ---- inputs ----------------------------------------------------------------
@@ -147,6 +147,7 @@ export class RaftNode extends ReplicatingNode {
   onTimer(now: LocalUs): void {
     const s = this.st;
     s.lastNow = now;
+    this.expireLeases(now);
     if (s.role === "leader") {
       if (s.transferee !== null && now >= s.transferDeadline) {
         this.abortTransfer(`${s.transferee} did not take over within an election timeout`);
@@ -196,22 +197,6 @@ export class RaftNode extends ReplicatingNode {
     return { index: entry.index, term: entry.term };
   }
 
-  /**
-   * ReadIndex (Raft dissertation 6.4): remember the commit index, confirm leadership
-   * with a heartbeat round, then the host serves the read once it has applied that far.
-   * Returns false when this node is not the leader.
-   */
-  requestRead(ctx: number): boolean {
-    const s = this.st;
-    if (s.role !== "leader") return false;
-    if (this.termAt(s.commitIndex) !== s.term) {
-      s.readsWaitingForCommit.push(ctx);
-      return true;
-    }
-    this.startRead(ctx);
-    return true;
-  }
-
   step(now: LocalUs, from: NodeId, m: RaftMessage): void {
     const s = this.st;
     s.lastNow = now;
@@ -221,7 +206,7 @@ export class RaftNode extends ReplicatingNode {
 
     if (m.term > s.term) {
       if (m.type === "RequestVote") {
-        const inLease = this.cfg.checkQuorum && s.leader !== null && now - s.leaderContactAt < this.cfg.electionTimeoutMinUs;
+        const inLease = this.cfg.checkQuorum && this.heardLeaderRecently(now);
         // Dissertation 4.2.3: ignore disruptive candidates while a leader is heard, except the one
         // the leader itself asked to take over (3.10).
         if (inLease && m.transfer !== true) return;
@@ -325,6 +310,8 @@ export class RaftNode extends ReplicatingNode {
     const s = this.st;
     if (s.transferSent) return;
     s.transferSent = true;
+    // The transferee's election skips the voters' lease check: no lease reads for the rest of this term.
+    s.lease.timeoutNowSent = true;
     s.events.push({ type: "transfer", to, phase: "timeout-now", reason: `${to}'s log is up to date` });
     this.send(to, { type: "TimeoutNow", term: s.term });
   }
@@ -365,34 +352,5 @@ export class RaftNode extends ReplicatingNode {
     }
     const at = this.propose({ type: "config", voters });
     return at === null ? `${this.id} could not append the change` : null;
-  }
-
-  // ---- ReadIndex -------------------------------------------------------------
-
-  /** Starts a heartbeat round for the read `ctx` at the commit index (at once with a quorum of one). */
-  protected startRead(ctx: number): void {
-    const s = this.st;
-    if (this.quorum === 1) {
-      s.readStates.push({ ctx, index: s.commitIndex });
-      return;
-    }
-    s.readRound += 1;
-    s.reads.push({ ctx, index: s.commitIndex, round: s.readRound, acks: [this.id] });
-    this.broadcastHeartbeat();
-  }
-
-  /** `from` answered the heartbeat round `round`: every read of that round or earlier that has a quorum is ready. */
-  protected ackRead(from: NodeId, round: number): void {
-    const s = this.st;
-    let done = -1;
-    for (let i = 0; i < s.reads.length; i++) {
-      const r = s.reads[i] as PendingRead;
-      if (r.round > round) break;
-      if (!r.acks.includes(from) && (from === this.id || this.peers.includes(from))) r.acks.push(from);
-      if (r.acks.length >= this.quorum) done = i;
-    }
-    if (done < 0) return;
-    // A confirmed round also confirms every earlier one.
-    for (const r of s.reads.splice(0, done + 1)) s.readStates.push({ ctx: r.ctx, index: r.index });
   }
 }

@@ -18,6 +18,11 @@ import {
 import { NONE } from "./state";
 import type { AppendEntries, AppendEntriesResp, InstallSnapshot, NodeId } from "./types";
 
+/** What an append carries for read leases (leases.ts); empty while they are off. */
+export type LeaseNews = Pick<AppendEntries, "visible" | "grant">;
+/** What an append's answer carries for read leases; empty while they are off. */
+export type LeaseAsk = Pick<AppendEntriesResp, "leaseAsk" | "applied">;
+
 export abstract class ReplicatingNode extends ElectionNode {
   /** ReadIndex (node.ts): start a read's heartbeat round. */
   protected abstract startRead(ctx: number): void;
@@ -25,6 +30,14 @@ export abstract class ReplicatingNode extends ElectionNode {
   protected abstract ackRead(from: NodeId, round: number): void;
   /** Leadership transfer (node.ts): the transferee is up to date; tell it to campaign. */
   protected abstract sendTimeoutNow(to: NodeId): void;
+  /** Read leases (node.ts): what an append to `to` carries (the visible index, a grant). */
+  protected abstract leaseNews(to: NodeId): LeaseNews;
+  /** Read leases (node.ts): what an answer to the leader carries (an ask, the applied index). */
+  protected abstract leaseAsk(): LeaseAsk;
+  /** Read leases (node.ts): the leader reads an answer's ask and applied index. */
+  protected abstract onLeaseAnswer(now: LocalUs, from: NodeId, m: AppendEntriesResp): void;
+  /** Read leases (node.ts): the follower reads an append's visible index and grant. */
+  protected abstract onLeaseNews(now: LocalUs, from: NodeId, m: AppendEntries): void;
 
   // ---- the leader's side -------------------------------------------------------
 
@@ -76,6 +89,7 @@ export abstract class ReplicatingNode extends ElectionNode {
       entries,
       leaderCommit: s.commitIndex,
       readCtx: s.readRound,
+      ...this.leaseNews(to),
     });
     return prev + entries.length;
   }
@@ -94,7 +108,17 @@ export abstract class ReplicatingNode extends ElectionNode {
       entries: NONE,
       leaderCommit: s.commitIndex,
       readCtx: s.readRound,
+      ...this.leaseNews(to),
     });
+  }
+
+  /** An empty append to `to` now, to carry news (a commit, a grant), unless it waits for a snapshot. */
+  protected sendNews(to: NodeId): void {
+    const pr = this.st.progress[to];
+    if (pr === undefined || pr.state === "snapshot") return;
+    const prev = pr.state === "replicate" ? Math.max(pr.match, this.st.logStart) : pr.next - 1;
+    if (prev < this.st.logStart) return;
+    this.sendEmptyAppend(to, prev);
   }
 
   /**
@@ -167,6 +191,7 @@ export abstract class ReplicatingNode extends ElectionNode {
       this.sendAppend(from);
     }
     if (m.readCtx > 0) this.ackRead(from, m.readCtx);
+    if (s.role === "leader") this.onLeaseAnswer(now, from, m);
   }
 
   /** Figure 8: only entries of the current term are committed by counting replicas. */
@@ -217,6 +242,7 @@ export abstract class ReplicatingNode extends ElectionNode {
     if (s.role !== "follower" || s.leader !== from) this.becomeFollower(now, s.term, from, `heard leader ${from}`);
     s.leaderContactAt = now;
     this.resetElectionTimer(now);
+    this.onLeaseNews(now, from, m);
 
     const reject = (conflictIndex: number, conflictTerm: number): void =>
       this.refuseAppend(from, m.prevLogIndex, conflictIndex, conflictTerm, m.readCtx);
@@ -283,6 +309,7 @@ export abstract class ReplicatingNode extends ElectionNode {
       conflictIndex: 0,
       conflictTerm: 0,
       readCtx,
+      ...this.leaseAsk(),
     });
   }
 
@@ -297,6 +324,7 @@ export abstract class ReplicatingNode extends ElectionNode {
       conflictIndex,
       conflictTerm,
       readCtx,
+      ...this.leaseAsk(),
     });
   }
 }

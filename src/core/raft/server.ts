@@ -15,6 +15,7 @@ import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
 import { RaftNode, UNCOMPACTED } from "./node";
 import type { Entry, HardState, KvQuery, LogStart, NodeId, RaftConfig, RaftMessage, Snapshot } from "./types";
+import { type HeldAnswer, releaseHeld } from "./visible";
 
 /** What survives a crash: the hard state, the latest snapshot, and the log after it. */
 export interface Disk {
@@ -84,6 +85,8 @@ interface Volatile {
   nextReadCtx: number;
   /** Refresh answers held back until the checkpoint proposed for them (by log index) is applied. */
   refreshes: Map<number, { readonly to: ProcId; readonly reply: LeaseRefreshReply }>;
+  /** Read leases: answers held until what they show is visible (visible.ts). */
+  held: HeldAnswer[];
 }
 
 export function isRaftMessage(p: Payload): p is RaftMessage {
@@ -198,6 +201,7 @@ export class RaftServer implements ProcessLogic {
       reads,
       nextReadCtx: v.nextReadCtx,
       refreshes: new Map(v.refreshes),
+      held: v.held.slice(),
     });
   }
 
@@ -213,6 +217,7 @@ export class RaftServer implements ProcessLogic {
       reads: new Map(),
       nextReadCtx: 1,
       refreshes: new Map(),
+      held: [],
     };
     this.handleReady(ctx);
   }
@@ -323,7 +328,8 @@ export class RaftServer implements ProcessLogic {
     }
     const cached = v.sm.cached(m.clientId, m.seq);
     if (cached !== null) {
-      if (cached.kind === "duplicate") this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: true, result: cached.result });
+      // Its index is at most what is applied: with read leases, answered once that is visible.
+      if (cached.kind === "duplicate") this.answer(ctx, v, from, { type: "ClientReply", seq: m.seq, ok: true, result: cached.result }, v.lastApplied);
       return;
     }
     for (const w of v.writes.values()) {
@@ -336,8 +342,15 @@ export class RaftServer implements ProcessLogic {
   }
 
   private onRead(ctx: ProcessContext, v: Volatile, from: ProcId, m: ClientRead): void {
+    const floor = m.query.type === "get" ? v.node.localReadFloor(ctx.now) : null;
+    if (floor !== null && v.lastApplied >= floor) {
+      // A follower holding a read lease answers from its own state (rules 2 and 5, leases.ts).
+      ctx.emit({ kind: "lease-read", via: "local", client: from, seq: m.seq, index: v.lastApplied });
+      this.answer(ctx, v, from, { type: "ClientReply", seq: m.seq, ok: true, result: v.sm.query(m.query, () => null) }, v.lastApplied);
+      return;
+    }
     const readCtx = v.nextReadCtx++;
-    if (!v.node.requestRead(readCtx)) {
+    if (!v.node.requestRead(readCtx, ctx.now)) {
       this.reply(ctx, from, { type: "ClientReply", seq: m.seq, ok: false, leaderHint: v.node.redirect });
       return;
     }
@@ -346,6 +359,20 @@ export class RaftServer implements ProcessLogic {
 
   private reply(ctx: ProcessContext, to: ProcId, r: ClientReply): void {
     ctx.send(to, r);
+  }
+
+  /** An answer showing the state at `index`: sent now, or with read leases held until that index is visible. */
+  private answer(ctx: ProcessContext, v: Volatile, to: ProcId, r: ClientReply, index: number, write = false): void {
+    const node = v.node;
+    if (!node.readLeases || index <= node.visibleIndex(ctx.now)) {
+      this.reply(ctx, to, r);
+      return;
+    }
+    v.held.push({ to, reply: r, index, term: node.term, role: node.role });
+    if (write && node.role === "leader") {
+      const waitingOn = node.readLeaseHolders(ctx.now).flatMap((h) => (h.applied < index ? [h.peer] : []));
+      ctx.emit({ kind: "write-wait", index, waitingOn });
+    }
   }
 
   /** Persist, then send, then apply: the order Raft requires. */
@@ -385,6 +412,7 @@ export class RaftServer implements ProcessLogic {
       else if (e.type === "vote") ctx.emit({ kind: "vote", term: e.term, candidate: e.candidate });
       else if (e.type === "config") ctx.emit({ kind: "config", voters: e.voters, index: e.index });
       else if (e.type === "transfer") ctx.emit({ kind: "transfer", to: e.to, phase: e.phase, reason: e.reason });
+      else if (e.type === "readlease") ctx.emit({ kind: "readlease", phase: e.phase, peer: e.peer, untilLocal: e.untilLocal, reason: e.reason });
       else ctx.emit({ kind: "commit", index: e.index });
     }
     for (const m of rd.messages) ctx.send(m.to, m.msg);
@@ -408,16 +436,19 @@ export class RaftServer implements ProcessLogic {
 
     for (const rs of rd.readStates) {
       const r = v.reads.get(rs.ctx);
-      if (r !== undefined) r.index = rs.index;
+      if (r === undefined) continue;
+      r.index = rs.index;
+      if (rs.lease === true) ctx.emit({ kind: "lease-read", via: "leader-lease", client: r.client, seq: r.seq, index: rs.index });
     }
     for (const [k, r] of v.reads) {
       if (r.index !== null && r.index <= v.lastApplied) {
         v.reads.delete(k);
         const tracker = v.tracker;
         const remaining = (name: string): number | null => tracker?.remainingMs(ctx.now, name) ?? null;
-        this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query, remaining) });
+        this.answer(ctx, v, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query, remaining) }, v.lastApplied);
       }
     }
+    v.held = releaseHeld(v.held, v.node, ctx.now, (to, r) => this.reply(ctx, to, r));
 
     if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
       // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
@@ -507,7 +538,7 @@ export class RaftServer implements ProcessLogic {
       const out = v.sm.apply(e.cmd.clientId, e.cmd.seq, e.cmd.op, i);
       if (out.kind === "applied" && out.lease !== null) this.afterLease(ctx, v, out.lease, i);
       if (pending !== undefined && pending.clientId === e.cmd.clientId && pending.seq === e.cmd.seq && out.kind !== "stale") {
-        this.reply(ctx, pending.client, { type: "ClientReply", seq: pending.seq, ok: true, result: out.result });
+        this.answer(ctx, v, pending.client, { type: "ClientReply", seq: pending.seq, ok: true, result: out.result }, i, true);
       }
     }
     v.lastApplied = commitIndex;

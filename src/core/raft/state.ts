@@ -4,6 +4,7 @@
  * a transfer), and the changes it has not yet reported in a Ready.
  */
 import type { LocalUs } from "../sim/time";
+import { copyLeaseState, freshLeaseState, type LeaseState } from "./leases";
 import type { Progress } from "./progress";
 import type { Entry, HardState, LogStart, NodeEvent, NodeId, Outgoing, ReadState, Role, Snapshot } from "./types";
 
@@ -65,6 +66,8 @@ export interface RaftState {
   configIndex: number;
   /** The local time of the latest input (a step, a timer): for decisions made inside others. */
   lastNow: number;
+  /** Leader leases and read leases (leases.ts); untouched while both are off. */
+  lease: LeaseState;
   // Unreported changes (the next Ready).
   hardDirty: boolean;
   truncateFrom: number | null;
@@ -114,6 +117,7 @@ export function bootState(voters: readonly NodeId[], hard: HardState, log: reado
     config: voters,
     configIndex: 0,
     lastNow: now,
+    lease: freshLeaseState(now),
     hardDirty: false,
     truncateFrom: null,
     appendFrom: null,
@@ -141,6 +145,7 @@ export function copyRaftState(s: RaftState, copyLog: boolean): RaftState {
     progress,
     reads: s.reads.map((r) => ({ ...r, acks: r.acks.slice() })),
     readsWaitingForCommit: s.readsWaitingForCommit.slice(),
+    lease: copyLeaseState(s.lease),
     outbox: s.outbox.slice(),
     readStates: s.readStates.slice(),
     events: s.events.slice(),

@@ -74,6 +74,10 @@ export interface AppendEntries {
   readonly leaderCommit: number;
   /** Highest ReadIndex round this message confirms (0: none). Echoed in the response. */
   readonly readCtx: number;
+  /** Read leases only: the leader's visible index (every current read-lease holder has applied up to it). */
+  readonly visible?: number;
+  /** Read leases only: a read lease granted to the receiver, for its ask `askId`; serve once applied to `floor`. */
+  readonly grant?: { readonly askId: number; readonly floor: number };
 }
 
 export interface AppendEntriesResp {
@@ -89,6 +93,10 @@ export interface AppendEntriesResp {
   /** Term of the follower's entry at rejectIndex; 0 when its log is too short. */
   readonly conflictTerm: number;
   readonly readCtx: number;
+  /** Read leases only: the sender asks for a read lease (its ask's id; the sender times the lease from this ask). */
+  readonly leaseAsk?: number;
+  /** Read leases only: the sender's commit index (it applies up to it before it answers anything else). */
+  readonly applied?: number;
 }
 
 /** Leader -> the server it hands leadership to: start an election now (dissertation 3.10). */
@@ -142,6 +150,19 @@ export interface RaftConfig {
   readonly preVote: boolean;
   readonly checkQuorum: boolean;
   readonly maxEntriesPerAppend: number;
+  /**
+   * How the leader confirms a read (docs/reads.md): "read-index" (default) runs a heartbeat
+   * round per read (dissertation 6.4); "leader-lease" answers from the leader's own state
+   * while its lease holds: from the send time of the latest heartbeat round a majority
+   * acknowledged, for leaseUs(electionTimeoutMinUs, leaseDriftBoundPpm).
+   */
+  readonly reads?: "read-index" | "leader-lease";
+  /** The bound on any clock's rate error, in ppm, that the leases assume (both leader and read leases). */
+  readonly leaseDriftBoundPpm?: number;
+  /** Read leases (docs/reads.md): the leader grants them to up to this many followers (0: none). */
+  readonly readLeaseFollowers?: number;
+  /** How long a read lease lasts, on the leader's clock from its grant (µs). */
+  readonly readLeaseUs?: number;
 }
 
 /**
@@ -165,7 +186,11 @@ export type NodeEvent =
    */
   /** The configuration this node uses changed (an entry appended, truncated, or a snapshot installed). */
   | { readonly type: "config"; readonly voters: readonly NodeId[]; readonly index: number }
-  | { readonly type: "transfer"; readonly to: NodeId; readonly phase: "started" | "timeout-now" | "aborted"; readonly reason: string };
+  | { readonly type: "transfer"; readonly to: NodeId; readonly phase: "started" | "timeout-now" | "aborted"; readonly reason: string }
+  /** Read leases (docs/reads.md): granted (leader, to `peer`), held (follower), expired, dropped (with why). */
+  | { readonly type: "readlease"; readonly phase: ReadLeasePhase; readonly peer: NodeId; readonly untilLocal: number; readonly reason: string };
+
+export type ReadLeasePhase = "granted" | "held" | "expired" | "dropped";
 
 export interface Outgoing {
   readonly to: NodeId;
@@ -177,6 +202,8 @@ export interface ReadState {
   readonly ctx: number;
   /** The commit index that must be applied before the read is served. */
   readonly index: number;
+  /** Confirmed by the leader's lease rather than a heartbeat round. */
+  readonly lease?: true;
 }
 
 /**

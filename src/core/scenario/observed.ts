@@ -3,14 +3,28 @@
  * lease events), about a lease's granted TTL, and about broken clock bounds: described and
  * checked here, for checkExpectation (runner.ts).
  */
+import { checkLinearizability, describeLinResult } from "../lin/check";
 import type { Simulation } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
+import { HistoryRecorder } from "./history";
 import type { RunObserver } from "./observer";
 import type { Expectation } from "./schema";
 
-export type ObservedExpectation = Extract<Expectation, { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" }>;
+export type ObservedExpectation = Extract<
+  Expectation,
+  { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" | "linearizable" | "reads-served" | "slowest-operation" }
+>;
 
-const OBSERVED: ReadonlySet<string> = new Set(["messages", "lease-ttl", "refused", "lease-event", "clock-bound-broken"]);
+const OBSERVED: ReadonlySet<string> = new Set([
+  "messages",
+  "lease-ttl",
+  "refused",
+  "lease-event",
+  "clock-bound-broken",
+  "linearizable",
+  "reads-served",
+  "slowest-operation",
+]);
 
 export function isObserved(e: Expectation): e is ObservedExpectation {
   return OBSERVED.has(e.that);
@@ -57,7 +71,24 @@ export function describeObserved(e: ObservedExpectation): string {
       return `the leader's lease tracker reported ${e.event}${e.name === undefined ? "" : ` for ${e.name}`} ${countWords(e.atLeast, e.atMost)}${describeSince(e.since)}`;
     case "clock-bound-broken":
       return `a clock bound was broken${e.node === undefined ? "" : ` involving ${e.node}`}`;
+    case "linearizable":
+      return e.holds
+        ? "the clients' reads and writes are linearizable (every read sees the latest write)"
+        : "the clients' reads and writes are NOT linearizable: the checker finds a stale read";
+    case "reads-served": {
+      const via = e.via === "local" ? "locally by followers holding read leases" : e.via === "leader-lease" ? "by the leader under its lease" : "under a lease";
+      return `reads were answered ${via}${e.node === undefined ? "" : ` at ${e.node}`} ${countWords(e.atLeast, e.atMost)}${describeSince(e.since)}`;
+    }
+    case "slowest-operation":
+      return `the slowest ${e.operation}${e.client === undefined ? "" : ` by ${e.client}`}${describeSince(e.since)} took ${describeRange(e.atLeast, e.atMost, formatDuration)}`;
   }
+}
+
+/** The clients' history so far, from the events the observer kept (operations still open are unknown). */
+function historySoFar(sim: Simulation, run: RunObserver) {
+  const rec = new HistoryRecorder();
+  for (const c of run.clientEvents) rec.observe(c);
+  return rec.finish(sim.seed).operations;
 }
 
 /** The most recent grant of `name` applied on any node (the highest grant index), or null. */
@@ -110,6 +141,29 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
     case "clock-bound-broken": {
       const found = sim.boundsBroken.filter((b) => e.node === undefined || b.nodes.includes(e.node));
       return { ok: found.length > 0, detail: found.length > 0 ? `${found[0]?.bound}: ${found[0]?.detail}` : "no bound broken" };
+    }
+    case "linearizable": {
+      const ops = historySoFar(sim, run);
+      const r = checkLinearizability(ops);
+      const ok = r.verdict !== "unknown" && (r.verdict === "ok") === e.holds;
+      const lines = describeLinResult(r);
+      const detail = r.verdict === "violation" ? lines.slice(0, 8).join(" / ") : (lines[lines.length - 1] ?? "");
+      return { ok, detail: `${ops.length} operation(s): ${detail}` };
+    }
+    case "reads-served": {
+      const t0 = sinceUs(e.since, stepStartUs);
+      const n = run.leaseReads.filter((r) => r.t >= t0 && (e.via === "any" || r.via === e.via) && (e.node === undefined || r.node === e.node)).length;
+      return { ok: inCount(n, e.atLeast, e.atMost), detail: `${n} read(s) answered under a lease` };
+    }
+    case "slowest-operation": {
+      const t0 = sinceUs(e.since, stepStartUs);
+      const ops = historySoFar(sim, run).filter(
+        (o) => o.outcome === "ok" && o.returnUs !== null && o.operation === e.operation && o.callUs >= t0 && (e.client === undefined || o.client === e.client),
+      );
+      if (ops.length === 0) return { ok: false, detail: `no ${e.operation} completed` };
+      const slowest = Math.max(...ops.map((o) => (o.returnUs as number) - o.callUs));
+      const ok = (e.atLeast === undefined || slowest >= e.atLeast) && (e.atMost === undefined || slowest <= e.atMost);
+      return { ok, detail: `slowest of ${ops.length}: ${formatDuration(slowest)}` };
     }
   }
 }

@@ -40,6 +40,17 @@ export interface ObserverNeeds {
   readonly types: ReadonlySet<string>;
   readonly refusals: boolean;
   readonly leaseEvents: boolean;
+  /** Keep the clients' events (their history: linearizable, slowest-operation). Absent: false. */
+  readonly history?: boolean;
+  /** Keep reads served under a lease (reads-served). Absent: false. */
+  readonly leaseReads?: boolean;
+}
+
+/** A read served under a lease, as the trace reported it. */
+export interface LeaseReadSeen {
+  readonly t: number;
+  readonly via: "local" | "leader-lease";
+  readonly node: string;
 }
 
 /** What a set of expectations needs recorded. */
@@ -48,6 +59,8 @@ export function observerNeeds(es: readonly Expectation[]): ObserverNeeds {
     types: new Set(es.flatMap((e) => (e.that === "messages" ? [e.type] : []))),
     refusals: es.some((e) => e.that === "refused"),
     leaseEvents: es.some((e) => e.that === "lease-event"),
+    history: es.some((e) => e.that === "linearizable" || e.that === "slowest-operation"),
+    leaseReads: es.some((e) => e.that === "reads-served"),
   };
 }
 
@@ -60,7 +73,12 @@ export interface ObserverState {
   readonly sends: [string, Sends][];
   readonly refusals: Refusal[];
   readonly leaseEvents: LeaseEventSeen[];
+  readonly clientEvents?: ClientEvent[];
+  readonly leaseReads?: LeaseReadSeen[];
 }
+
+/** A client's invoke or outcome, as traced (what the history is made of). */
+export type ClientEvent = Extract<TraceEvent, { kind: "client" }>;
 
 const copySends = (s: Sends): Sends => ({ t: s.t.slice(), bytes: s.bytes.slice(), from: s.from.slice(), to: s.to.slice() });
 
@@ -75,6 +93,10 @@ export class RunObserver {
   readonly refusals: Refusal[] = [];
   /** The leader's lease-tracker events, oldest first (recorded only when needs.leaseEvents). */
   readonly leaseEvents: LeaseEventSeen[] = [];
+  /** The clients' events, oldest first (recorded only when needs.history). */
+  readonly clientEvents: ClientEvent[] = [];
+  /** Reads served under a lease, oldest first (recorded only when needs.leaseReads). */
+  readonly leaseReads: LeaseReadSeen[] = [];
   private readonly needs: ObserverNeeds;
 
   /** `needs` as a set of message types counts only those (and records no refusals or lease events). */
@@ -97,6 +119,8 @@ export class RunObserver {
       c.to.push(e.to);
       return;
     }
+    if (e.kind === "client" && this.needs.history === true) this.clientEvents.push(e);
+    if (e.kind === "lease-read" && this.needs.leaseReads === true) this.leaseReads.push({ t: e.t, via: e.via, node: e.proc });
     if (e.kind === "client" && e.phase === "ok") this.acks.set(e.proc, (this.acks.get(e.proc) ?? 0) + 1);
     else if (e.kind === "holder") {
       this.holderState.set(e.proc, e.state);
@@ -130,6 +154,8 @@ export class RunObserver {
       sends: [...this.sends].map(([k, v]) => [k, copySends(v)]),
       refusals: this.refusals.slice(),
       leaseEvents: this.leaseEvents.slice(),
+      clientEvents: this.clientEvents.slice(),
+      leaseReads: this.leaseReads.slice(),
     };
   }
 
@@ -148,5 +174,9 @@ export class RunObserver {
     for (const r of s.refusals) this.refusals.push(r);
     this.leaseEvents.length = 0;
     for (const l of s.leaseEvents) this.leaseEvents.push(l);
+    this.clientEvents.length = 0;
+    for (const c of s.clientEvents ?? []) this.clientEvents.push(c);
+    this.leaseReads.length = 0;
+    for (const r of s.leaseReads ?? []) this.leaseReads.push(r);
   }
 }

@@ -160,6 +160,40 @@ export const expectationSchema = z.discriminatedUnion("that", [
    * (a node or a holder) if given.
    */
   z.strictObject({ ...when, that: z.literal("clock-bound-broken"), node: procRef.optional() }),
+  /**
+   * The key-value clients' history so far is linearizable (the checker in core/lin), or with
+   * `holds: false`, it is not: the checker finds an answer no order of the operations explains
+   * (a stale read). An "unknown" verdict (the search ran out of steps) fails either way.
+   */
+  z.strictObject({ ...when, that: z.literal("linearizable"), holds: z.boolean().default(true) }),
+  /**
+   * Reads served under a lease since `since`: `local` (at a follower holding a read lease),
+   * `leader-lease` (by the leader, no heartbeat round), or either; at `node` if given.
+   * Without bounds: at least one.
+   */
+  z.strictObject({
+    ...when,
+    that: z.literal("reads-served"),
+    via: z.enum(["local", "leader-lease", "any"]).default("any"),
+    node: procRef.optional(),
+    since,
+    ...countBounds,
+  }),
+  /**
+   * The slowest completed (ok) operation of this kind (get, put, append, ...), by `client` if
+   * given, called since `since`: its time from call to answer is within the bounds.
+   */
+  z
+    .strictObject({
+      ...when,
+      that: z.literal("slowest-operation"),
+      operation: z.string().min(1),
+      client: procRef.optional(),
+      since,
+      atLeast: duration.optional(),
+      atMost: duration.optional(),
+    })
+    .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "slowest-operation needs atLeast or atMost (or both)"),
 ]);
 
 /** Bounds on a scenario's lists: a link with 20,000 actions never opened (docs/scenarios.md). */

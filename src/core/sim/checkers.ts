@@ -110,6 +110,9 @@ export class Checkers {
       case "vote":
       case "config":
       case "transfer":
+      case "readlease":
+      case "lease-read":
+      case "write-wait":
       case "deliver":
       case "restart":
       case "resume":

@@ -85,6 +85,10 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
       preVote: r.preVote,
       checkQuorum: r.checkQuorum,
       maxEntriesPerAppend: r.maxEntriesPerAppend,
+      reads: r.reads,
+      leaseDriftBoundPpm: r.leaseDriftBoundPpm,
+      readLeaseFollowers: r.readLeaseFollowers,
+      readLeaseUs: ms(r.readLeaseMs),
     };
     const compaction = { everyEntries: r.snapshotEveryEntries, keepEntries: r.snapshotKeepEntries };
     add(new RaftServer({ raft, lease, compaction }, root.fork(`node:${id}`)), id);
@@ -102,6 +106,8 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
       readFraction: c.readFraction,
       thinkTimeMinUs: ms(c.thinkTimeMinMs),
       thinkTimeMaxUs: ms(c.thinkTimeMaxMs),
+      // With read leases, reads go first to the client's own server (a follower may answer them).
+      readsAtHome: r.readLeaseFollowers > 0,
     };
     add(new KvClient(settings, root.fork(`client:${id}`)), id);
   }

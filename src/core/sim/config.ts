@@ -42,6 +42,14 @@ const raftFields = {
   snapshotEveryEntries: between(0, 1_000_000, { int: true }).default(1000),
   /** Entries kept before the snapshot's index, so a follower just behind still gets appends. */
   snapshotKeepEntries: between(0, 1_000_000, { int: true }).default(100),
+  /** How the leader confirms a read: a heartbeat round per read (ReadIndex), or its lease (docs/reads.md). */
+  reads: z.enum(["read-index", "leader-lease"]).default("read-index"),
+  /** The bound on clock drift the leases assume (ppm, on every clock): 20,000 is the holders' margin too. */
+  leaseDriftBoundPpm: between(0, 500_000, { int: true }).default(20_000),
+  /** Read leases: the leader lends them to up to this many followers, which then answer reads locally (0: off). */
+  readLeaseFollowers: between(0, MAX_NODES - 1, { int: true }).default(0),
+  /** How long a read lease lasts, on the leader's clock from its grant. */
+  readLeaseMs: between(1, MINUTES_10).default(500),
 };
 
 /** A table by type of message ("AppendEntriesResp"); a key that names no type is refused, naming the types. */
@@ -222,6 +230,9 @@ export function configProblems(c: SimConfig): string[] {
   if (c.raft.electionTimeoutMaxMs < c.raft.electionTimeoutMinMs) p.push("electionTimeoutMaxMs must be at least electionTimeoutMinMs");
   if (c.raft.heartbeatIntervalMs >= c.raft.electionTimeoutMinMs) {
     p.push("heartbeatIntervalMs must be shorter than electionTimeoutMinMs, or followers time out between heartbeats");
+  }
+  if (c.raft.reads === "leader-lease" && !c.raft.preVote && !c.raft.checkQuorum) {
+    p.push('reads "leader-lease" needs preVote or checkQuorum: without either, followers do not refuse votes while they hear the leader, so its lease proves nothing');
   }
   if (c.network.latencyMaxMs < c.network.latencyMinMs) p.push("latencyMaxMs must be at least latencyMinMs");
   for (const [type, r] of Object.entries(c.network.latencyByType)) {

@@ -4,7 +4,7 @@
  */
 import type { KvMessage, OpResult } from "../kv/messages";
 import type { LeaseMessage, LeaseQuery } from "../lease/types";
-import type { ClientOp, KvQuery, NodeId, RaftMessage, Role } from "../raft/types";
+import type { ClientOp, KvQuery, NodeId, RaftMessage, ReadLeasePhase, Role } from "../raft/types";
 import type { StorageMessage } from "../storage/types";
 import { hashString } from "./rng";
 import type { LocalUs, VirtualUs } from "./time";
@@ -73,6 +73,22 @@ export type ProcEvent =
       readonly reason: string;
     }
   | { readonly kind: "apply"; readonly from: number; readonly to: number }
+  /**
+   * Read leases (docs/reads.md). On the leader: `granted` to `peer`, or `expired` on its clock
+   * (untilLocal: the leader's local end). On a follower: `held` (granted by `peer`, the leader),
+   * `expired`, or `dropped` (a new term or leader; `reason`).
+   */
+  | { readonly kind: "readlease"; readonly phase: ReadLeasePhase; readonly peer: NodeId; readonly untilLocal: number; readonly reason: string }
+  /**
+   * A read served without a heartbeat round: `local` at a follower holding a read lease,
+   * `leader-lease` by the leader under its lease; from the state at applied index `index`.
+   */
+  | { readonly kind: "lease-read"; readonly via: "local" | "leader-lease"; readonly client: ProcId; readonly seq: number; readonly index: number }
+  /**
+   * The leader applied the write at `index` but holds its answer (or a read's, at that index):
+   * the read-lease holders `waitingOn` have not yet applied it and their leases still hold.
+   */
+  | { readonly kind: "write-wait"; readonly index: number; readonly waitingOn: readonly NodeId[] }
   | {
       readonly kind: "client";
       readonly phase: "invoke" | "ok" | "fail" | "info";
@@ -319,6 +335,12 @@ export class TraceHasher {
         this.num(last ? last.term : 0);
         this.num(m.leaderCommit);
         this.num(m.readCtx);
+        // Read leases only (absent otherwise, so runs without them hash as before).
+        if (m.visible !== undefined) this.num(m.visible);
+        if (m.grant !== undefined) {
+          this.num(m.grant.askId);
+          this.num(m.grant.floor);
+        }
         return;
       }
       case "AppendEntriesResp":
@@ -329,6 +351,8 @@ export class TraceHasher {
         this.num(m.conflictIndex);
         this.num(m.conflictTerm);
         this.num(m.readCtx);
+        if (m.leaseAsk !== undefined) this.num(m.leaseAsk);
+        if (m.applied !== undefined) this.num(m.applied);
         return;
       case "RequestVote":
         this.num(m.term);
