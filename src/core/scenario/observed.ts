@@ -1,6 +1,7 @@
 /**
  * The expectations about what happened over time (message counts, refusals, the leader's
- * lease events), about a lease's granted TTL, and about broken clock bounds: described and
+ * lease events), about a lease's granted TTL, about broken clock bounds, and about database
+ * replicas (which is primary; two primaries at once): described and
  * checked here, for checkExpectation (runner.ts).
  */
 import type { Simulation } from "../sim/sim";
@@ -8,9 +9,12 @@ import { formatDuration, formatInstant } from "../sim/time";
 import type { RunObserver } from "./observer";
 import type { Expectation } from "./schema";
 
-export type ObservedExpectation = Extract<Expectation, { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" }>;
+export type ObservedExpectation = Extract<
+  Expectation,
+  { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" | "two-primaries" | "primary-is" }
+>;
 
-const OBSERVED: ReadonlySet<string> = new Set(["messages", "lease-ttl", "refused", "lease-event", "clock-bound-broken"]);
+const OBSERVED: ReadonlySet<string> = new Set(["messages", "lease-ttl", "refused", "lease-event", "clock-bound-broken", "two-primaries", "primary-is"]);
 
 export function isObserved(e: Expectation): e is ObservedExpectation {
   return OBSERVED.has(e.that);
@@ -57,6 +61,12 @@ export function describeObserved(e: ObservedExpectation): string {
       return `the leader's lease tracker reported ${e.event}${e.name === undefined ? "" : ` for ${e.name}`} ${countWords(e.atLeast, e.atMost)}${describeSince(e.since)}`;
     case "clock-bound-broken":
       return `a clock bound was broken${e.node === undefined ? "" : ` involving ${e.node}`}`;
+    case "two-primaries":
+      return e.atMost === 0 && e.atLeast === undefined
+        ? `no two replicas${e.holder === undefined ? "" : ` (with ${e.holder})`} were primary accepting writes at the same instant`
+        : `two replicas${e.holder === undefined ? "" : ` (one of them ${e.holder})`} were primary accepting writes at the same instant, ${countWords(e.atLeast, e.atMost)}`;
+    case "primary-is":
+      return `${e.holder} is the primary`;
   }
 }
 
@@ -110,6 +120,19 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
     case "clock-bound-broken": {
       const found = sim.boundsBroken.filter((b) => e.node === undefined || b.nodes.includes(e.node));
       return { ok: found.length > 0, detail: found.length > 0 ? `${found[0]?.bound}: ${found[0]?.detail}` : "no bound broken" };
+    }
+    case "two-primaries": {
+      // The two-primaries checker's findings (checkers/primary.ts): one per pair of overlapping primaries.
+      const found = sim.violations.filter((v) => v.invariant === "two-primaries" && (e.holder === undefined || v.nodes.includes(e.holder)));
+      return { ok: inCount(found.length, e.atLeast, e.atMost), detail: found.length === 0 ? "never two primaries at once" : `${found.length}: ${found[0]?.detail}` };
+    }
+    case "primary-is": {
+      const roles = sim.holderIds.flatMap((id) => {
+        const r = sim.status(id) === "down" ? "crashed" : sim.holder(id).role;
+        return r === null ? [] : [`${id} ${r}`];
+      });
+      const role = sim.status(e.holder) === "down" ? "crashed" : sim.holder(e.holder).role;
+      return { ok: role === "primary", detail: roles.length === 0 ? "no holder is a database replica (holders.replicas)" : roles.join(", ") };
     }
   }
 }
