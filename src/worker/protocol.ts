@@ -319,6 +319,8 @@ export interface HolderView {
   readonly gcPauseArmedUs: number | null;
   readonly writesAccepted: number;
   readonly writesRejected: number;
+  /** A database replica's role (holders.replicas, docs/failover.md); absent or null for a plain lease holder and while down. */
+  readonly role?: "primary" | "secondary" | "offline" | null;
 }
 
 /** One interval on the lease timeline. */

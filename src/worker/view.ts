@@ -190,6 +190,7 @@ export function holderView(sim: Simulation, id: string): HolderView {
     gcPauseArmedUs: h.gcPauseArmedUs,
     writesAccepted: h.storageAccepted,
     writesRejected: h.storageRejected,
+    role: status === "down" ? null : h.role,
   };
 }
 
