@@ -1,11 +1,13 @@
 /**
- * The typed message protocol between the page (main thread) and the simulation worker.
- * Plain, structured-clone-safe data only: no classes, no functions.
+ * The typed message protocol between the page (main thread) and the simulation
+ * worker. Plain, structured-clone-safe data only: no classes, no functions.
+ *
  * main -> worker: ToWorker. worker -> main: FromWorker.
  *
- * Times are virtual microseconds (the simulator's global time) unless a name says otherwise.
- * Where a process's own clock matters (a holder's deadline, a leader's expiry), the worker
- * has already mapped its local reading onto virtual time, so the page draws one axis.
+ * Times are virtual microseconds (the simulator's global time) unless a name says
+ * otherwise. Where a process's own clock matters (a holder's deadline, a leader's
+ * expiry), the worker has already mapped its local reading onto virtual time, so the
+ * page can draw everything on one axis.
  */
 import type { Role } from "../core/raft/types";
 import type { ClockState } from "../core/sim/clock";
@@ -317,7 +319,6 @@ export interface HolderView {
   readonly gcPauseArmedUs: number | null;
   readonly writesAccepted: number;
   readonly writesRejected: number;
-  readonly role?: "primary" | "secondary" | "offline" | null; // a database replica's role (docs/failover.md); null: a plain holder, or down
 }
 
 /** One interval on the lease timeline. */
