@@ -506,8 +506,9 @@ export interface SimView {
   /** Changes whenever a new run starts (the page clears what it accumulated). */
   readonly runId: number;
   /**
-   * Changes whenever the run's history jumps (a seek, a step back, a branch switch, a new run): then newEvents, newMessages and
-   * newMarks hold everything the worker retains up to the cursor, and the page replaces what it had instead of appending.
+   * Changes whenever the run's history jumps (a seek, a step back, a branch switch, a
+   * new run): then newEvents, newMessages and newMarks hold everything the worker
+   * retains up to the cursor, and the page replaces what it had instead of appending.
    */
   readonly epoch: number;
   /** The run was opened from a scenario file or a share link (not made from the page's settings). */
