@@ -153,7 +153,7 @@ export class LeaseHolder implements ProcessLogic {
     const m = this.st.machine;
     return !this.settings.replicas || m === null ? null : replicaRole(topState(m.value), m.context.token);
   }
-  /** Writes a replica accepted but did not send, no longer primary when they were due. */
+  /** Clients' writes a replica did not accept: it was no longer primary when they were due. */
   get unsentWrites(): number {
     return this.st.unsentWrites;
   }

@@ -21,9 +21,10 @@ export function replicaRole(top: string, token: number | null): ReplicaRole {
 }
 
 /**
- * May a replica send the write it accepted with `token` now? Only while it is still the
- * primary with that token, and, with the watchdog on, before its own deadline: a primary that
- * hung between accepting a write and writing it finds its deadline gone and drops the write.
+ * May a replica accept (write to the storage) a client's write that arrived while it held
+ * `token`? Only while it is still the primary with that token, and, with the watchdog on,
+ * before its own deadline: a primary that hung between the write's arrival and writing it
+ * finds its deadline gone and refuses the write.
  */
 export function primaryMayWrite(
   cfg: HolderSettings,

@@ -109,7 +109,7 @@ export interface HolderState {
   lastReport: string;
   /** The role the last "replica" trace event reported ("" before the first), replicas only. */
   lastRole: string;
-  /** Writes a replica accepted from the work loop but did not send: it was no longer primary when the write was due. */
+  /** Clients' writes that reached a replica but that it did not accept: it was no longer primary when the write was due. */
   unsentWrites: number;
   /** The write operation (grant, put, revoke) whose call is in the history and awaits its answer. */
   openOp: { seq: number; op: ClientOp } | null;

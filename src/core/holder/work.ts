@@ -70,7 +70,7 @@ export function workWrite(p: HolderParts, ctx: ProcessContext, token: number): v
   p.rng.nextU32();
   const m = s.machine;
   if (p.settings.replicas && (m === null || !primaryMayWrite(p.settings, topState(m.value), m.context, token, ctx.now))) {
-    // A replica writes only as primary: this one stepped down, or its watchdog took it offline, since it accepted the write.
+    // A replica accepts a write only as primary: this one stepped down, or its watchdog took it offline, since the write arrived.
     s.unsentWrites += 1;
   } else send(p, ctx, token);
   if (s.work.phase === "gap") {
