@@ -41,10 +41,12 @@ describe("replicas in the holders panel", () => {
       <HolderPanelView view={viewFixture({ holders: [primary, secondary, offline] })} select={() => {}} selected={null} highlight={[]} />,
     );
     expect(html).toContain('<h2 id="holders-title">Database replicas (lease holders)</h2>');
+    expect(html).toContain('<th scope="col">Replica</th>');
     expect(html).toContain('<div class="replica-role role-primary">primary: accepts the writes</div>');
     expect(html).toContain('<div class="replica-role role-offline">offline (self-fenced): accepts no writes</div>');
     const plainHtml = renderToStaticMarkup(<HolderPanelView view={viewFixture({ holders: [plain] })} select={() => {}} selected={null} highlight={[]} />);
     expect(plainHtml).toContain('<h2 id="holders-title">Lease holders</h2>');
     expect(plainHtml).not.toContain("replica-role");
+    expect(plainHtml).toContain('<th scope="col">Holder</th>');
   });
 });

@@ -287,7 +287,7 @@ function HolderTable({
     <table className="holders-table">
       <thead>
         <tr>
-          <th scope="col">Holder</th>
+          <th scope="col">{view.holders.some((h) => h.role !== null) ? "Replica" : "Holder"}</th>
           <th scope="col">State</th>
           <th scope="col">Token</th>
           <th scope="col" title="Until its own deadline, on its own clock">
