@@ -4,8 +4,21 @@
  * ring and the holders panel show two primaries at once, and the checker names it. Played
  * on, the storage rejects the old primary's write (fencing). Screenshots at two sizes.
  */
-import { expect, test } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
 import { shot, watchErrors } from "./support";
+
+/** Axe on part of the page; label-content-name-mismatch is off, as in a11y.spec.ts (the ring's boxes show data, their names say it in words). */
+async function audit(page: Page, include: string): Promise<string[]> {
+  const r = await new AxeBuilder({ page })
+    .include(include)
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .disableRules(["label-content-name-mismatch"])
+    .analyze();
+  return r.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — e.g. ${v.nodes[0]?.target.join(" ")}`);
+}
 
 const ID = "failover/03-hung-primary-watchdog-off";
 const NAME = "failover: a hung primary wakes up still primary (watchdog off), and fencing stops it";
@@ -44,6 +57,14 @@ test("watchdog off: two primaries at once, then fencing rejects the old primary'
   expect(new Set(tokens).size).toBe(2);
   const panel = page.locator(".holders-panel");
   await expect(panel.locator(".replica-role.role-primary")).toHaveCount(2);
+  expect(await audit(page, ".holders-panel")).toEqual([]);
+  expect(await audit(page, ".ring-svg g.holder")).toEqual([]);
+  // What that rule protects: each replica's name holds the id and the role its box shows.
+  const shown = await page.locator(".ring-svg g.holder").evaluateAll((els) =>
+    els.map((e) => ({ name: e.getAttribute("aria-label") ?? "", id: e.querySelector(".holder-id")?.textContent ?? "", word: e.querySelector(".holder-state")?.textContent ?? "" })),
+  );
+  expect(shown).toHaveLength(3);
+  for (const b of shown) expect(b.name).toMatch(new RegExp(`^replica ${b.id}, ${b.word}`));
   await shot(page, "failover-two-primaries-1920");
   await page.setViewportSize({ width: 1280, height: 720 });
   await shot(page, "failover-two-primaries-1280");
@@ -76,6 +97,10 @@ test("clean failover: the failover is a key moment, told on the ring beside the 
   await expect(page.getByTestId("scenario-card")).toContainText("that is the failover");
   const pause = page.getByRole("button", { name: "Pause", exact: true });
   if (await pause.isVisible()) await pause.click();
+  const speed = page.getByRole("slider", { name: "Speed" });
+  await speed.focus();
+  await speed.press("End");
+  await speed.blur();
   const status = page.getByTestId("moment-status");
   // N plays to the next key moment: the first primary, the crash's expiry, the new grant, then the failover.
   for (let i = 0; i < 12; i++) {

@@ -23,6 +23,7 @@ describe("replicas on the ring", () => {
     expect(holderLabel(primary)).toBe("replica h1, primary, token 2");
     expect(holderLabel(offline)).toBe("replica h3, offline (self-fenced), token 1");
     expect(holderLabel(plain)).toBe("holder h4, holding, token 7");
+    expect(holderLabel(secondary)).toBe("replica h2, secondary, no token");
   });
 });
 

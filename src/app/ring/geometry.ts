@@ -371,7 +371,8 @@ export function holderLabel(h: Pick<HolderView, "id" | "status" | "state" | "tok
   const what = h.role === undefined || h.role === null ? "holder" : "replica";
   if (word === "down") return `${what} ${h.id}, down`;
   const paused = h.status === "paused" ? ", paused" : "";
-  const token = h.token === null ? "" : `, token ${h.token}`;
+  // A replica's name holds every word its box shows (axe: label-content-name-mismatch), "no token" too.
+  const token = h.token === null ? (what === "replica" ? ", no token" : "") : `, token ${h.token}`;
   return `${what} ${h.id}, ${word === "offline" ? "offline (self-fenced)" : word}${paused}${token}`;
 }
 
