@@ -36,6 +36,8 @@ describe("the failover scenarios fail when what they show breaks", () => {
     const roles = r.holders.filter((h) => h.token !== null);
     expect(roles.map((h) => h.id)).not.toContain("h1");
     expect(roles.length).toBe(1);
+    // The summary (the CLI's --json) says each replica's role; h1 crashed, so it has none.
+    expect(r.holders.map((h) => h.role ?? "none").sort()).toEqual(["none", "primary", "secondary"]);
   });
 
   it("clean failover: without the replicas, no holder is a primary", () => {

@@ -45,6 +45,8 @@ export interface HolderSummary {
   readonly token: number | null;
   readonly storageAccepted: number;
   readonly storageRejected: number;
+  /** A database replica's role at the end (holders.replicas); absent for a plain lease holder. */
+  readonly role?: "primary" | "secondary" | "offline";
 }
 
 export interface ExpectationResult {
@@ -225,6 +227,7 @@ export function runScenario(s: Scenario, opts: RunOptions = {}): RunResult {
       token: v.token,
       storageAccepted: v.storageAccepted,
       storageRejected: v.storageRejected,
+      ...(v.role === null ? {} : { role: v.role }),
     };
   });
   return {
