@@ -1,7 +1,7 @@
 /** How the page shows database replicas: the ring's holder boxes and the holders panel. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { holderRowLabel, replicaRoleText } from "../../src/app/panels/explain";
+import { groupCheckers, holderRowLabel, replicaRoleText } from "../../src/app/panels/explain";
 import { HolderPanelView } from "../../src/app/panels/Statechart";
 import { holderLabel, holderStateWord } from "../../src/app/ring/geometry";
 import { HOLDER_COLOR } from "../../src/app/ring/holderLayer";
@@ -51,3 +51,15 @@ describe("replicas in the holders panel", () => {
     expect(plainHtml).toContain('<th scope="col">Holder</th>');
   });
 });
+
+describe("the invariants panel", () => {
+  it("lists two-primaries with the lease and storage invariants, not Raft's", () => {
+    const g = groupCheckers([
+      { invariant: "two-primaries", rule: "x", violations: 0, firstAt: null },
+      { invariant: "election-safety", rule: "y", violations: 0, firstAt: null },
+    ]);
+    expect(g.lease.map((c) => c.invariant)).toEqual(["two-primaries"]);
+    expect(g.raft.map((c) => c.invariant)).toEqual(["election-safety"]);
+  });
+});
+

@@ -141,6 +141,7 @@ export const LEASE_INVARIANTS: ReadonlySet<string> = new Set([
   "lease-keys",
   "renewed-lease-kept",
   "lease-belief",
+  "two-primaries",
 ]);
 
 export function groupCheckers(checkers: readonly CheckerView[]): { raft: CheckerView[]; lease: CheckerView[] } {
