@@ -27,7 +27,7 @@ test("the library lists the scenarios; 03 opens with a card whose expectations t
   await expect(dialog.getByRole("heading", { name: "Leases" })).toBeVisible();
   await expect(dialog.getByRole("heading", { name: "Raft" })).toBeVisible();
   await expect(dialog.getByRole("heading", { name: "Reads" })).toBeVisible();
-  await expect(dialog.getByTestId("library-item")).toHaveCount(30);
+  await expect(dialog.getByTestId("library-item")).toHaveCount(35);
   const item = dialog.locator('[data-id="lease/03-gc-pause-fenced"]');
   await expect(item).toContainText("Kleppmann's story");
   await expect(item).toContainText("Watch: at 2.000 s");

@@ -175,6 +175,8 @@ export function describeEvent(e: TraceEvent, prevHolderState: string | undefined
         procs: [e.proc],
       };
     }
+    case "replica":
+      return { category: "holder", text: replicaText(e.proc, e.role, e.leaseName, e.token, e.cause), procs: [e.proc] };
     case "storage":
       return e.accepted
         ? {
@@ -474,4 +476,14 @@ function describeReads(e: Extract<TraceEvent, { kind: "readlease" | "lease-read"
         procs: [e.proc, ...e.waitingOn],
       };
   }
+}
+
+/** A database replica's role change, in words (docs/failover.md). */
+export function replicaText(id: string, role: "primary" | "secondary" | "offline", lease: string, token: number | null, cause: string): string {
+  if (role === "primary") return `${id} became the primary of ${lease} (token ${token ?? "?"}): it now accepts the clients' writes`;
+  if (role === "offline")
+    return `${id} took itself offline: it could not renew its lease on ${lease} before its own deadline, so its watchdog stopped it accepting writes`;
+  if (cause === "REFRESH_LOST") return `${id} stepped down to secondary: the lease service says its lease on ${lease} is gone`;
+  if (cause === "start") return `${id} started as a secondary of ${lease}: it follows the primary's writes and waits for the lease`;
+  return `${id} is a secondary of ${lease}: it follows the primary's writes and tries for the lease`;
 }

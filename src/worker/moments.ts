@@ -1,7 +1,8 @@
 /**
  * Key moments of a lease story, derived from the trace: a stale write rejected by the
  * storage, a lease expiring, a lease granted to a new holder, a holder in jeopardy or in its
- * grace period, a renewal that saved it, a new leader, a broken invariant. Each is one
+ * grace period, a renewal that saved it, a new leader, a database replica becoming the
+ * primary (a failover) or taking itself offline, a broken invariant. Each is one
  * plain sentence a student understands, with the process it happened at.
  *
  * Pure: it reads trace events and nothing else (no simulator behaviour, no trace hash
@@ -19,6 +20,9 @@ export type MomentKind =
   | "grace"
   | "renewed-in-grace"
   | "leader-elected"
+  | "new-primary"
+  | "failover"
+  | "self-fenced"
   | "violation";
 
 /** The groups a user can ask the player to pause on (and "play to the next" stops at). */
@@ -44,6 +48,9 @@ export const PAUSE_GROUP: Record<MomentKind, PauseKind | null> = {
   grace: "jeopardy",
   "renewed-in-grace": "jeopardy",
   "leader-elected": null,
+  "new-primary": "grant",
+  failover: "grant",
+  "self-fenced": "jeopardy",
   // A broken invariant already pauses the player.
   violation: null,
 };
@@ -76,6 +83,10 @@ interface MomentState {
   readonly expired: ReadonlyMap<string, number>;
   /** Per holder: its top-level state ("holding", "jeopardy", ...). */
   readonly holders: ReadonlyMap<string, string>;
+  /** Per lease of database replicas: the last primary and its token. */
+  readonly primaries: ReadonlyMap<string, { readonly holder: string; readonly token: number | null }>;
+  /** The holders that are database replicas (their jeopardy is told as "offline: self-fenced"). */
+  readonly replicas: ReadonlySet<string>;
 }
 
 /** Follows a trace and keeps its newest moments. */
@@ -86,6 +97,8 @@ export class MomentTracker {
   private granted = new Map<string, number>();
   private expired = new Map<string, number>();
   private holders = new Map<string, string>();
+  private primaries = new Map<string, { readonly holder: string; readonly token: number | null }>();
+  private replicas = new Set<string>();
 
   /** The newest moments, oldest first. */
   moments(): readonly Moment[] {
@@ -107,7 +120,7 @@ export class MomentTracker {
   }
 
   save(): MomentState {
-    return { recent: this.recent.slice(), count: this.count, granted: new Map(this.granted), expired: new Map(this.expired), holders: new Map(this.holders) };
+    return { recent: this.recent.slice(), count: this.count, granted: new Map(this.granted), expired: new Map(this.expired), holders: new Map(this.holders), primaries: new Map(this.primaries), replicas: new Set(this.replicas) };
   }
 
   load(s: MomentState): void {
@@ -116,6 +129,8 @@ export class MomentTracker {
     this.granted = new Map(s.granted);
     this.expired = new Map(s.expired);
     this.holders = new Map(s.holders);
+    this.primaries = new Map(s.primaries);
+    this.replicas = new Set(s.replicas);
   }
 
   private momentOf(e: TraceEvent): Moment | null {
@@ -135,6 +150,8 @@ export class MomentTracker {
         return this.leaseMoment(e);
       case "holder":
         return this.holderMoment(e);
+      case "replica":
+        return this.replicaMoment(e);
       case "crash":
         this.holders.delete(e.proc);
         return null;
@@ -195,6 +212,39 @@ export class MomentTracker {
     return null;
   }
 
+  /** A database replica became the primary (the first, or a failover), or its watchdog took it offline. */
+  private replicaMoment(e: Extract<TraceEvent, { kind: "replica" }>): Moment | null {
+    const base = { t: e.t, n: e.n, procs: [e.proc], at: e.proc };
+    this.replicas.add(e.proc);
+    if (e.role === "offline") {
+      return {
+        ...base,
+        kind: "self-fenced",
+        short: "offline: self-fenced",
+        text: `${e.proc}'s watchdog took it offline: it could not renew its lease in time, so it stops accepting writes before the cluster can hand the primary role to another replica.`,
+      };
+    }
+    if (e.role !== "primary") return null;
+    const before = this.primaries.get(e.leaseName);
+    this.primaries.set(e.leaseName, { holder: e.proc, token: e.token });
+    if (before === undefined) {
+      return {
+        ...base,
+        kind: "new-primary",
+        short: `primary, token ${e.token}`,
+        text: `${e.proc} became the primary of ${e.leaseName} (token ${e.token}): it holds the lease and accepts the clients' writes.`,
+      };
+    }
+    const old = before.holder === e.proc ? "it" : before.holder;
+    return {
+      ...base,
+      procs: before.holder === e.proc ? [e.proc] : [e.proc, before.holder],
+      kind: "failover",
+      short: `new primary, token ${e.token}`,
+      text: `Failover: ${e.proc} is the new primary of ${e.leaseName}, with a new lease and token ${e.token} (${old} had token ${before.token}). From now on ${e.proc} accepts the clients' writes.`,
+    };
+  }
+
   private holderMoment(e: Extract<TraceEvent, { kind: "holder" }>): Moment | null {
     const top = e.state.split(".")[0] ?? e.state;
     const prev = this.holders.get(e.proc);
@@ -204,6 +254,8 @@ export class MomentTracker {
     const token = e.token === null ? "" : ` (token ${e.token})`;
     switch (top) {
       case "jeopardy":
+        // A replica's jeopardy is its watchdog taking it offline: the replica event tells it.
+        if (this.replicas.has(e.proc)) return null;
         return {
           ...base,
           kind: "jeopardy",

@@ -14,8 +14,10 @@ import type { ClockState } from "../core/sim/clock";
 import type { Lesson } from "../core/lesson/schema";
 import type { Scenario } from "../core/scenario/schema";
 import type { Action, ProcStatus } from "../core/sim/sim";
+import type { HolderView } from "./holderView";
 import type { Moment, PauseKind } from "./moments";
 
+export type { HolderStatus, HolderView } from "./holderView";
 export type { Moment, MomentKind, PauseKind } from "./moments";
 
 /** What a run is made of. Everything else comes from defaultConfig(). */
@@ -293,32 +295,6 @@ export interface NodeView {
   readonly entries: readonly EntryView[];
   /** On the leader: next and match index per follower. Empty otherwise. */
   readonly progress: readonly ProgressView[];
-}
-
-export type HolderStatus = ProcStatus;
-
-export interface HolderView {
-  readonly id: string;
-  readonly status: HolderStatus;
-  /** Dotted statechart state ("holding.waiting", "jeopardy.renewing"), or "down". */
-  readonly state: string;
-  readonly leaseName: string;
-  readonly token: number | null;
-  /** The holder's own conservative deadline, its nominal lease end, its next renewal and the end of grace (virtual µs). */
-  readonly deadlineAt: number | null;
-  readonly nominalEndAt: number | null;
-  readonly renewAt: number | null;
-  readonly graceEndAt: number | null;
-  /** The node it believes leads. */
-  readonly target: string | null;
-  /** Its local clock, as for NodeView. */
-  readonly clock: ClockState;
-  readonly driftPpm: number;
-  readonly pausedUntil: number | null;
-  /** A GC pause armed for the moment between its next check and write (µs long). */
-  readonly gcPauseArmedUs: number | null;
-  readonly writesAccepted: number;
-  readonly writesRejected: number;
 }
 
 /** One interval on the lease timeline. */

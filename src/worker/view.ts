@@ -190,6 +190,7 @@ export function holderView(sim: Simulation, id: string): HolderView {
     gcPauseArmedUs: h.gcPauseArmedUs,
     writesAccepted: h.storageAccepted,
     writesRejected: h.storageRejected,
+    role: status === "down" ? null : h.role,
   };
 }
 
@@ -305,6 +306,8 @@ const EXPLANATIONS: Record<Invariant, string> = {
   "renewed-lease-kept": "A holder that renewed in time, on a network with no faults, still lost its lease.",
   "lease-belief":
     "A holder still believed, by its own clock, that it held a lease the service had already expired or given to someone else. Its writes would now race the new holder's; only fencing stops them.",
+  "two-primaries":
+    "Two database replicas both acted as the primary at the same time and both accepted clients' writes (split brain). The old primary did not take itself offline when its lease ran out; only fencing at the storage stops its writes.",
 };
 
 export function explain(invariant: string): string {

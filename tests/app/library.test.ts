@@ -35,8 +35,8 @@ describe("scenario library", () => {
   });
 
   it("groups by folder, in name order", () => {
-    expect(lib.groups.map((g) => g.folder)).toEqual(["lease", "raft", "reads"]);
-    const lease = lib.groups[0]?.entries.map((e) => e.id) ?? [];
+    expect(lib.groups.map((g) => g.folder)).toEqual(["failover", "lease", "raft", "reads"]);
+    const lease = lib.groups[1]?.entries.map((e) => e.id) ?? [];
     expect(lease).toEqual([...lease].sort());
   });
 
@@ -62,5 +62,6 @@ describe("scenario library", () => {
     }
     expect(pairOf("lease/04-gc-pause-unfenced")?.left).toBe("lease/03-gc-pause-fenced");
     expect(pairOf("lease/01-acquire-renew-release")).toBeNull();
+    expect(pairOf("failover/03-hung-primary-watchdog-off")?.right).toBe("failover/04-hung-primary-no-fencing");
   });
 });

@@ -25,6 +25,8 @@ const cfg: HolderSettings = {
   holdForMs: 0,
   startAfterMs: 0,
   registerKey: true,
+  replicas: false,
+  selfFence: true,
 };
 
 /** Actions as comparable data (executable actions carry functions). */

@@ -50,6 +50,8 @@ function settings(over: Partial<HolderSettings> = {}): HolderSettings {
     holdForMs: 0,
     startAfterMs: 100,
     registerKey: false,
+    replicas: false,
+    selfFence: true,
     ...over,
   };
 }

@@ -45,6 +45,7 @@ export function holderFixture(over: Partial<HolderView> & { id: string }): Holde
   return {
     status: "up",
     state: "holding.waiting",
+    role: null,
     leaseName: "lock",
     token: null,
     deadlineAt: null,

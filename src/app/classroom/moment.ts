@@ -33,6 +33,9 @@ const BY_KIND: Readonly<Record<MomentKind, PanelId>> = {
   grace: "holders",
   "renewed-in-grace": "holders",
   "leader-elected": "log",
+  "new-primary": "holders",
+  failover: "holders",
+  "self-fenced": "holders",
   violation: "checkers",
 };
 

@@ -27,6 +27,8 @@ const BY_CONDITION: Readonly<Record<string, PanelId>> = {
   "holder-state": "holders",
   "holder-was-in": "holders",
   "holder-never-in": "holders",
+  "primary-is": "holders",
+  "two-primaries": "checkers",
   messages: "space-time",
 };
 

@@ -23,10 +23,12 @@ export const PAIRS: readonly (readonly [left: string, right: string, what: strin
   ["lease/06a-repeated-elections-keep-lease", "lease/06b-repeated-elections-checkpoint", "without / with lease checkpoints"],
   ["lease/11a-regrant-race-fenced", "lease/11b-regrant-race-unfenced", "fencing on / off"],
   ["raft/isolated-leader-checkquorum", "raft/isolated-leader-no-checkquorum", "with / without CheckQuorum"],
+  ["failover/02-hung-primary-watchdog-on", "failover/04-hung-primary-no-fencing", "the replicas' watchdog on / off (no fencing)"],
+  ["failover/03-hung-primary-watchdog-off", "failover/04-hung-primary-no-fencing", "fencing on / off (no watchdog)"],
 ];
 
 /** Folder headings in the library. */
-const FOLDER_TITLES: Readonly<Record<string, string>> = { lease: "Leases", raft: "Raft", reads: "Reads" };
+const FOLDER_TITLES: Readonly<Record<string, string>> = { failover: "Failover of a database primary", lease: "Leases", raft: "Raft", reads: "Reads" };
 
 export interface LibraryEntry {
   /** "lease/03-gc-pause-fenced": the folder and file name without ".json". */

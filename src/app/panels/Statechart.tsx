@@ -8,7 +8,7 @@ import { memo, useMemo } from "react";
 import type { HolderView, SimView } from "../../worker/protocol";
 import { selectHighlight, selectSelect, selectSelected, selectView, useLab } from "../store";
 import { OKABE_ITO, PAUSED_COLOR } from "../theme";
-import { graceText, holderBadgeText, holderRowLabel, holderStateWords, holderStatusText, STATE_MEANING, timeLeftText } from "./explain";
+import { graceText, holderBadgeText, holderRowLabel, holderStateWords, holderStatusText, replicaRoleText, STATE_MEANING, timeLeftText } from "./explain";
 import {
   boxForState,
   type ChartEdge,
@@ -104,7 +104,7 @@ export function HolderPanelView({ view, select, selected, highlight }: HolderPan
   const occ = useMemo(() => occupancy(layout, holders), [layout, holders]);
   return (
     <section className="panel holders-panel" aria-labelledby="holders-title">
-      <h2 id="holders-title">Lease holders</h2>
+      <h2 id="holders-title">{holders.some((h) => h.role !== null) ? "Database replicas (lease holders)" : "Lease holders"}</h2>
       {holders.length === 0 ? (
         <p className="muted">No lease holders in this run. Add some in Settings.</p>
       ) : (
@@ -287,7 +287,7 @@ function HolderTable({
     <table className="holders-table">
       <thead>
         <tr>
-          <th scope="col">Holder</th>
+          <th scope="col">{view.holders.some((h) => h.role !== null) ? "Replica" : "Holder"}</th>
           <th scope="col">State</th>
           <th scope="col">Token</th>
           <th scope="col" title="Until its own deadline, on its own clock">
@@ -332,6 +332,7 @@ const HolderRow = memo(function HolderRow({
   const down = h.status === "down";
   const grace = graceText(h);
   const status = holderStatusText(h);
+  const role = replicaRoleText(h);
   return (
     <tr aria-label={holderRowLabel(h)} className={`holder-row${selected ? " selected" : ""}${down ? " down" : ""}`}>
       <th scope="row">
@@ -346,6 +347,7 @@ const HolderRow = memo(function HolderRow({
         </button>
       </th>
       <td>
+        {role !== null && <div className={`replica-role role-${h.role}`}>{role}</div>}
         <span
           className="state-chip"
           style={{ borderColor: down ? "#9a9a9a" : toneOf(h.state) }}

@@ -79,11 +79,24 @@ export function holderStatusText(h: HolderView): string {
   return "running";
 }
 
-/** The accessible name of a holder's row: "holder h2, holding.waiting, token 33". */
+/** A database replica's role in words (docs/failover.md). */
+export const ROLE_WORDS: Readonly<Record<"primary" | "secondary" | "offline", string>> = {
+  primary: "primary: accepts the writes",
+  secondary: "secondary: follows the primary",
+  offline: "offline (self-fenced): accepts no writes",
+};
+
+/** The role line of a replica's row, or null for a plain lease holder (and while down). */
+export function replicaRoleText(h: Pick<HolderView, "status" | "role">): string | null {
+  return h.status === "down" || h.role === null ? null : ROLE_WORDS[h.role];
+}
+
+/** The accessible name of a holder's row: "holder h2, holding.waiting, token 33" ("replica h1, primary: accepts the writes, ..." for a replica). */
 export function holderRowLabel(h: HolderView): string {
   const state = h.status === "down" ? "down" : h.state;
   const paused = h.status === "paused" ? ", paused" : "";
-  return `holder ${h.id}, ${state}${paused}, ${h.token === null ? "no token" : `token ${h.token}`}`;
+  const role = replicaRoleText(h);
+  return `${role === null ? "holder" : "replica"} ${h.id}, ${role === null ? "" : `${role}, `}${state}${paused}, ${h.token === null ? "no token" : `token ${h.token}`}`;
 }
 
 /** The badge text on the statechart: "h2", or "h2 ⏸" while paused. */
@@ -128,6 +141,7 @@ export const LEASE_INVARIANTS: ReadonlySet<string> = new Set([
   "lease-keys",
   "renewed-lease-kept",
   "lease-belief",
+  "two-primaries",
 ]);
 
 export function groupCheckers(checkers: readonly CheckerView[]): { raft: CheckerView[]; lease: CheckerView[] } {

@@ -357,19 +357,23 @@ export function groupLetter(i: number): string {
 // ---------------------------------------------------------------- words and names
 
 /** A holder's top-level state in words (the statechart state "holding.waiting" -> "holding"). */
-export function holderStateWord(h: Pick<HolderView, "status" | "state">): string {
+export function holderStateWord(h: Pick<HolderView, "status" | "state"> & { readonly role?: HolderView["role"] }): string {
   if (h.status === "down") return "down";
+  // A database replica shows its role: primary, secondary, offline (docs/failover.md).
+  if (h.role !== undefined && h.role !== null) return h.role;
   const top = h.state.split(".")[0] ?? h.state;
   return top === "" ? "idle" : top;
 }
 
-/** The accessible name of a holder: "holder h2, holding, token 33", "holder h2, down". */
-export function holderLabel(h: Pick<HolderView, "id" | "status" | "state" | "token">): string {
+/** The accessible name of a holder: "holder h2, holding, token 33", "holder h2, down", "replica h1, primary, token 2". */
+export function holderLabel(h: Pick<HolderView, "id" | "status" | "state" | "token"> & { readonly role?: HolderView["role"] }): string {
   const word = holderStateWord(h);
-  if (word === "down") return `holder ${h.id}, down`;
+  const what = h.role === undefined || h.role === null ? "holder" : "replica";
+  if (word === "down") return `${what} ${h.id}, down`;
   const paused = h.status === "paused" ? ", paused" : "";
-  const token = h.token === null ? "" : `, token ${h.token}`;
-  return `holder ${h.id}, ${word}${paused}${token}`;
+  // A replica's name holds every word its box shows (axe: label-content-name-mismatch), "no token" too.
+  const token = h.token === null ? (what === "replica" ? ", no token" : "") : `, token ${h.token}`;
+  return `${what} ${h.id}, ${word === "offline" ? "offline (self-fenced)" : word}${paused}${token}`;
 }
 
 /** The accessible name of the storage: "storage s1, fencing on" (", down" / ", paused" when so). */

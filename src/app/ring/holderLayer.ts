@@ -23,6 +23,10 @@ export const HOLDER_COLOR: Record<string, string> = {
   released: "#e4e4e4",
   idle: "#e4e4e4",
   down: "#9a9a9a",
+  // Database replicas (docs/failover.md): the primary as holding, offline (self-fenced) as jeopardy.
+  primary: OKABE_ITO.green,
+  secondary: OKABE_ITO.skyBlue,
+  offline: OKABE_ITO.orange,
 };
 
 interface HolderDatum {

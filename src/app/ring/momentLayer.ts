@@ -41,6 +41,12 @@ export function calloutWords(m: Pick<Moment, "kind" | "short">): { main: string;
       return { main: `◔ ${m.short}`, sub: "" };
     case "renewed-in-grace":
       return { main: `✓ ${m.short}`, sub: "" };
+    case "new-primary":
+      return { main: `✓ ${m.short}`, sub: "" };
+    case "failover":
+      return { main: `✓ ${m.short}`, sub: "failover" };
+    case "self-fenced":
+      return { main: `⚠ ${m.short}`, sub: "stops accepting writes" };
     case "leader-elected":
     case "violation":
       return null;

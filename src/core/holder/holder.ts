@@ -31,7 +31,9 @@ import {
   holderTransition,
   isDelayedEvent,
   stateString,
+  topState,
 } from "./holderMachine";
+import { type ReplicaRole, replicaRole } from "./replica";
 import { registerRejected, registerRetry, registerTimeout, registerWritten, startRegister, stopRegister } from "./register";
 import {
   copyHolderState,
@@ -61,6 +63,7 @@ import { startWork, stopWork, workCheck, workWrite } from "./work";
 export { holderMachine, stateString, topState } from "./holderMachine";
 export type { HolderTimer, RegisterLoop, StorageResult, TimerEvent, WorkLoop } from "./state";
 export { type HolderLocalView, holderStateOf } from "./view";
+export { type ReplicaRole, replicaRole } from "./replica";
 
 /** Timers that may fire in one onTimer call: more means a zero-delay loop, a bug. */
 const MAX_FIRINGS_PER_CALL = 256;
@@ -145,6 +148,15 @@ export class LeaseHolder implements ProcessLogic {
   get storageResults(): readonly StorageResult[] {
     return this.st.storageResults;
   }
+  /** A replica's role (primary, secondary, offline), or null for a plain lease holder or while crashed. */
+  get role(): ReplicaRole | null {
+    const m = this.st.machine;
+    return !this.settings.replicas || m === null ? null : replicaRole(topState(m.value), m.context.token);
+  }
+  /** Clients' writes a replica did not accept: it was no longer primary when they were due. */
+  get unsentWrites(): number {
+    return this.st.unsentWrites;
+  }
   get storageTotals(): { readonly accepted: number; readonly rejected: number } {
     return { accepted: this.st.storageAccepted, rejected: this.st.storageRejected };
   }
@@ -161,6 +173,7 @@ export class LeaseHolder implements ProcessLogic {
     s.work = freshWork();
     s.gcPauseUs = null;
     s.lastReport = "";
+    s.lastRole = "";
     s.register = freshRegister();
     s.seq = 0;
     s.target = this.rng.int(0, this.settings.servers.length - 1);
@@ -185,6 +198,8 @@ export class LeaseHolder implements ProcessLogic {
     s.storageAccepted = 0;
     s.storageRejected = 0;
     s.lastReport = "";
+    s.lastRole = "";
+    s.unsentWrites = 0;
     s.openOp = null;
   }
 
@@ -396,6 +411,15 @@ export class LeaseHolder implements ProcessLogic {
     if (key === this.st.lastReport) return;
     this.st.lastReport = key;
     ctx.emit({ kind: "holder", state, leaseName: this.settings.leaseName, token, deadlineUs, event: cause });
+    if (this.settings.replicas) this.reportRole(ctx, topState(snap.value), token, cause);
+  }
+
+  /** Emits a "replica" trace event when a replica's role changed (offline keeps the token it held). */
+  private reportRole(ctx: ProcessContext, top: string, token: number | null, cause: string): void {
+    const role = replicaRole(top, token);
+    if (role === this.st.lastRole) return;
+    this.st.lastRole = role;
+    ctx.emit({ kind: "replica", role, leaseName: this.settings.leaseName, token, cause });
   }
 }
 

@@ -302,7 +302,8 @@ const machineSetup = setup({
     writeBackoff: ({ context, event }: Args) => backoffMs(context.cfg, context.failures, event.rand),
     renewBackoff: ({ context, event }: Args) => backoffMs(context.cfg, context.renewFailures, event.rand),
     untilRenew: ({ context, event }: Args) => until(context.renewAtUs, event),
-    untilDeadline: ({ context, event }: Args) => until(context.deadlineUs, event),
+    /** Without the self-fencing watchdog (selfFence off) the holder never acts on its own deadline: "never". */
+    untilDeadline: ({ context, event }: Args) => (context.cfg.selfFence ? until(context.deadlineUs, event) : Number.POSITIVE_INFINITY),
     untilNominalEnd: ({ context, event }: Args) => until(context.nominalEndUs, event),
     untilGraceEnd: ({ context, event }: Args) =>
       until(context.nominalEndUs === null ? null : context.nominalEndUs + context.cfg.gracePeriodMs * 1000, event),

@@ -107,6 +107,10 @@ export interface HolderState {
   storageRejected: number;
   /** What the last "holder" trace event said, to emit only on change. */
   lastReport: string;
+  /** The role the last "replica" trace event reported ("" before the first), replicas only. */
+  lastRole: string;
+  /** Clients' writes that reached a replica but that it did not accept: it was no longer primary when the write was due. */
+  unsentWrites: number;
   /** The write operation (grant, put, revoke) whose call is in the history and awaits its answer. */
   openOp: { seq: number; op: ClientOp } | null;
 }
@@ -137,6 +141,8 @@ export function freshState(): HolderState {
     storageAccepted: 0,
     storageRejected: 0,
     lastReport: "",
+    lastRole: "",
+    unsentWrites: 0,
     openOp: null,
   };
 }

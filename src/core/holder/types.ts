@@ -39,4 +39,8 @@ export interface HolderSettings {
   readonly startAfterMs: number;
   /** Write a key attached to the lease on acquiring (e.g. /holders/h1), deleted when the lease ends. */
   readonly registerKey: boolean;
+  /** A database replica (the primary while it holds the lease, a secondary otherwise): it reports its role and writes only as primary. */
+  readonly replicas: boolean;
+  /** The self-fencing watchdog: at its own deadline it stops using the lease; off, it believes its lease until the service says it is gone. */
+  readonly selfFence: boolean;
 }

@@ -3,6 +3,7 @@ import type { LocalUs } from "../sim/time";
 import type { StateValue } from "xstate";
 import type { LeaseHolder } from "./holder";
 import { stateString, topState } from "./holderMachine";
+import type { ReplicaRole } from "./replica";
 
 export interface HolderLocalView {
   readonly id: string;
@@ -27,6 +28,10 @@ export interface HolderLocalView {
   readonly gcPauseArmedUs: number | null;
   readonly storageAccepted: number;
   readonly storageRejected: number;
+  /** A database replica's role (docs/failover.md), or null for a plain lease holder and while crashed. */
+  readonly role: ReplicaRole | null;
+  /** Whether its self-fencing watchdog is on (holders.selfFence). */
+  readonly selfFence: boolean;
 }
 
 /** A read-only summary of a holder for the UI, the CLI and tests. */
@@ -52,5 +57,7 @@ export function holderStateOf(h: LeaseHolder): HolderLocalView {
     gcPauseArmedUs: h.gcPauseArmed,
     storageAccepted: h.storageTotals.accepted,
     storageRejected: h.storageTotals.rejected,
+    role: h.role,
+    selfFence: h.settings.selfFence,
   };
 }

@@ -4,6 +4,8 @@
  * if so write to storage workGapMs later with the token checked, without checking again.
  */
 import type { ProcessContext } from "../sim/process";
+import { topState } from "./holderMachine";
+import { primaryMayWrite } from "./replica";
 import { addTimer, dropTimers, type HolderParts, pushBounded, WORK_CHECK, WORK_WRITE } from "./state";
 
 /** On entering holding: a new grant starts the period afresh; back from jeopardy or grace it keeps it. */
@@ -41,7 +43,8 @@ export function workCheck(p: HolderParts, ctx: ProcessContext): boolean {
   p.rng.nextU32();
   w.lastCheckUs = ctx.now;
   w.checks += 1;
-  if (c.token === null || c.deadlineUs === null || ctx.now >= c.deadlineUs) {
+  // Without the self-fencing watchdog the holder trusts its token until the service says it is gone.
+  if (c.token === null || c.deadlineUs === null || (p.settings.selfFence && ctx.now >= c.deadlineUs)) {
     armCheck(p, ctx);
     return false;
   }
@@ -58,11 +61,28 @@ export function workCheck(p: HolderParts, ctx: ProcessContext): boolean {
   return paused;
 }
 
-/** The gap after a check is over: write with the token checked, whatever the state is now. */
+/**
+ * The gap after a check is over: write with the token checked, whatever the state is now; a
+ * replica only if it is still the primary (and, with its watchdog on, within its own deadline).
+ */
 export function workWrite(p: HolderParts, ctx: ProcessContext, token: number): void {
   const s = p.st;
-  const id = p.settings.id;
   p.rng.nextU32();
+  const m = s.machine;
+  if (p.settings.replicas && (m === null || !primaryMayWrite(p.settings, topState(m.value), m.context, token, ctx.now))) {
+    // A replica accepts a write only as primary: this one stepped down, or its watchdog took it offline, since the write arrived.
+    s.unsentWrites += 1;
+  } else send(p, ctx, token);
+  if (s.work.phase === "gap") {
+    s.work.phase = "idle";
+    armCheck(p, ctx);
+  }
+}
+
+/** Sends the write to the storage with the token checked. */
+function send(p: HolderParts, ctx: ProcessContext, token: number): void {
+  const s = p.st;
+  const id = p.settings.id;
   s.writes += 1;
   pushBounded(s.sentWrites, { reqId: s.writes, token });
   ctx.send(p.settings.storage, {
@@ -73,8 +93,4 @@ export function workWrite(p: HolderParts, ctx: ProcessContext, token: number): v
     token,
     value: `${id}#${s.writes}`,
   });
-  if (s.work.phase === "gap") {
-    s.work.phase = "idle";
-    armCheck(p, ctx);
-  }
 }

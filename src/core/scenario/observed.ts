@@ -1,6 +1,7 @@
 /**
  * The expectations about what happened over time (message counts, refusals, the leader's
- * lease events), about a lease's granted TTL, and about broken clock bounds: described and
+ * lease events), about a lease's granted TTL, about broken clock bounds, and about database
+ * replicas (which is primary; two primaries at once): described and
  * checked here, for checkExpectation (runner.ts).
  */
 import { checkLinearizability, describeLinResult } from "../lin/check";
@@ -12,7 +13,7 @@ import type { Expectation } from "./schema";
 
 export type ObservedExpectation = Extract<
   Expectation,
-  { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" | "linearizable" | "reads-served" | "slowest-operation" }
+  { that: "messages" | "lease-ttl" | "refused" | "lease-event" | "clock-bound-broken" | "linearizable" | "reads-served" | "slowest-operation" | "two-primaries" | "primary-is" }
 >;
 
 const OBSERVED: ReadonlySet<string> = new Set([
@@ -24,6 +25,8 @@ const OBSERVED: ReadonlySet<string> = new Set([
   "linearizable",
   "reads-served",
   "slowest-operation",
+  "two-primaries",
+  "primary-is",
 ]);
 
 export function isObserved(e: Expectation): e is ObservedExpectation {
@@ -81,6 +84,12 @@ export function describeObserved(e: ObservedExpectation): string {
     }
     case "slowest-operation":
       return `the slowest ${e.operation}${e.client === undefined ? "" : ` by ${e.client}`}${describeSince(e.since)} took ${describeRange(e.atLeast, e.atMost, formatDuration)}`;
+    case "two-primaries":
+      return e.atMost === 0 && e.atLeast === undefined
+        ? `no two replicas${e.holder === undefined ? "" : ` (with ${e.holder})`} were primary accepting writes at the same instant`
+        : `two replicas${e.holder === undefined ? "" : ` (one of them ${e.holder})`} were primary accepting writes at the same instant, ${countWords(e.atLeast, e.atMost)}`;
+    case "primary-is":
+      return `${e.holder} is the primary`;
   }
 }
 
@@ -164,6 +173,19 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
       const slowest = Math.max(...ops.map((o) => (o.returnUs as number) - o.callUs));
       const ok = (e.atLeast === undefined || slowest >= e.atLeast) && (e.atMost === undefined || slowest <= e.atMost);
       return { ok, detail: `slowest of ${ops.length}: ${formatDuration(slowest)}` };
+    }
+    case "two-primaries": {
+      // The two-primaries checker's findings (checkers/primary.ts): one per pair of overlapping primaries.
+      const found = sim.violations.filter((v) => v.invariant === "two-primaries" && (e.holder === undefined || v.nodes.includes(e.holder)));
+      return { ok: inCount(found.length, e.atLeast, e.atMost), detail: found.length === 0 ? "never two primaries at once" : `${found.length}: ${found[0]?.detail}` };
+    }
+    case "primary-is": {
+      const roles = sim.holderIds.flatMap((id) => {
+        const r = sim.status(id) === "down" ? "crashed" : sim.holder(id).role;
+        return r === null ? [] : [`${id} ${r}`];
+      });
+      const role = sim.status(e.holder) === "down" ? "crashed" : sim.holder(e.holder).role;
+      return { ok: role === "primary", detail: roles.length === 0 ? "no holder is a database replica (holders.replicas)" : roles.join(", ") };
     }
   }
 }

@@ -194,6 +194,14 @@ export const expectationSchema = z.discriminatedUnion("that", [
       atMost: duration.optional(),
     })
     .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, "slowest-operation needs atLeast or atMost (or both)"),
+  /**
+   * Database replicas (holders.replicas): how many times two replicas, one of them `holder` if
+   * given, were primary accepting writes at the same instant (the two-primaries checker, one
+   * finding per pair). Without bounds: at least once; `"atMost": 0` says it never happened.
+   */
+  z.strictObject({ ...when, that: z.literal("two-primaries"), holder: procRef.optional(), ...countBounds }),
+  /** Database replicas: `holder` is the primary now (it holds the lease and takes the writes). */
+  z.strictObject({ ...when, that: z.literal("primary-is"), holder: procRef }),
 ]);
 
 /** Bounds on a scenario's lists: a link with 20,000 actions never opened (docs/scenarios.md). */
@@ -221,8 +229,11 @@ export const scenarioSchema = z.strictObject({
   lease: fileSection(SETTING_FIELDS.lease).default({}),
   holders: fileSection(SETTING_FIELDS.holders)
     .extend({
-      /** Renewal presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at 7/8 (T2). */
-      preset: z.enum(["etcd", "dhcp"]).optional(),
+      /**
+       * Presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at
+       * 7/8 (T2); primary makes the holders database replicas (WSFC, docs/failover.md).
+       */
+      preset: z.enum(["etcd", "dhcp", "primary"]).optional(),
     })
     .default({}),
   storage: fileSection(SETTING_FIELDS.storage).default({}),

@@ -5,13 +5,15 @@
  *   persisted term and the commit index, and the durability of acknowledged writes;
  * - persistence.ts: the persistence rule (persist before sending what depends on it);
  * - lease.ts: the lease service's properties, and what the holders believe;
- * - storage.ts: fencing at the storage.
+ * - storage.ts: fencing at the storage;
+ * - primary.ts: at most one database replica accepting writes as primary at a time.
  *
  * Checkers routes each event to the families that judge it. Its switch names every event
  * kind, so a new kind does not compile until it is placed here.
  */
 import { LeaseChecker } from "./checkers/lease";
 import { checkPersistBeforeSend } from "./checkers/persistence";
+import { PrimaryChecker } from "./checkers/primary";
 import { RaftChecker } from "./checkers/raft";
 import { StorageChecker } from "./checkers/storage";
 import type { CheckerHost } from "./checkers/types";
@@ -25,12 +27,14 @@ interface CheckerParts {
   readonly raft: RaftChecker;
   readonly lease: LeaseChecker;
   readonly storage: StorageChecker;
+  readonly primary: PrimaryChecker;
 }
 
 export class Checkers {
   private readonly raft: RaftChecker;
   private readonly lease: LeaseChecker;
   private readonly storage: StorageChecker;
+  private readonly primary: PrimaryChecker;
 
   constructor(
     private readonly host: CheckerHost,
@@ -40,10 +44,11 @@ export class Checkers {
     this.raft = parts?.raft ?? new RaftChecker(host);
     this.lease = parts?.lease ?? new LeaseChecker(host, undefined, faultFreeAtStart);
     this.storage = parts?.storage ?? new StorageChecker(host);
+    this.primary = parts?.primary ?? new PrimaryChecker(host);
   }
 
   clone(host: CheckerHost): Checkers {
-    return new Checkers(host, { raft: this.raft.clone(host), lease: this.lease.clone(host), storage: this.storage.clone(host) });
+    return new Checkers(host, { raft: this.raft.clone(host), lease: this.lease.clone(host), storage: this.storage.clone(host), primary: this.primary.clone(host) });
   }
 
   /** Whether the client command (clientId, seq) is committed; answers for commands not yet acknowledged to the client. */
@@ -99,9 +104,13 @@ export class Checkers {
       case "holder":
         this.lease.onHolder(e.proc, e);
         return;
+      case "replica":
+        this.primary.onReplica(e.proc, e);
+        return;
       case "send":
         checkPersistBeforeSend(this.host, e.from, e.to, e);
         if (e.msg.type === "LeaseRefresh" || (e.msg.type === "ClientWrite" && e.msg.op.type === "grant")) this.lease.markSend(e.from);
+        this.primary.onSend(e);
         return;
       case "client":
         this.raft.onClient(e);

@@ -143,6 +143,10 @@ const holderFields = {
   startAfterMs: between(0, HOUR).default(500),
   startStaggerMs: between(0, MINUTES_10).default(100),
   registerKey: flag(true),
+  /** The holders are database replicas: the one holding the lease is the primary and takes the writes, the others are secondaries (docs/failover.md). */
+  replicas: flag(false),
+  /** The holder's own watchdog: at its own deadline it stops using the lease (a primary takes itself offline); false: it goes on until the service says the lease is gone. */
+  selfFence: flag(true),
 };
 
 const storageFields = { fencing: flag(true) };

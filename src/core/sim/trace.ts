@@ -143,6 +143,19 @@ export type ProcEvent =
       readonly deadlineUs: LocalUs | null;
       readonly event: string;
     }
+  /**
+   * A database replica's role changed (holders with `replicas` on): primary (it holds the lease
+   * and takes the writes), secondary, or offline (its own watchdog took it offline: it could not
+   * renew before its own deadline). `token`: the lease it holds, or held when it went offline.
+   */
+  | {
+      readonly kind: "replica";
+      readonly role: "primary" | "secondary" | "offline";
+      readonly leaseName: string;
+      readonly token: number | null;
+      /** What moved it (the holder's event: "GRANTED", "after:untilDeadline", "REFRESH_LOST", ...). */
+      readonly cause: string;
+    }
   /** The storage process handled a write. */
   | {
       readonly kind: "storage";

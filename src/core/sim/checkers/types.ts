@@ -32,6 +32,8 @@ export const INVARIANTS = {
   "renewed-lease-kept": "A holder that renews in time on a fault-free network never loses its lease",
   "lease-belief":
     "No holder believes it holds a lease (its own deadline still ahead) once the service has applied that lease as expired or given to another holder",
+  "two-primaries":
+    "At most one database replica accepts writes as primary at any instant (no two replicas' intervals of accepted writes overlap)",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
