@@ -165,6 +165,24 @@ describe("messages by sender and receiver", () => {
   });
 });
 
+describe("messages atOnce: a burst at one instant", () => {
+  it("DHCP's retries go one server at a time; at T2 the refresh goes to all five at once", () => {
+    const r = run({
+      duration: "13s",
+      holders: { count: 1, preset: "dhcp", ttlMs: 12000, retryBackoffMaxMs: 400 },
+      actions: [{ at: "1s", do: "partition", groups: [["h1"], ["n1", "n2", "n3", "n4", "n5"]] }],
+      expect: [
+        { at: "10s", that: "messages", type: "LeaseRefresh", from: "h1", since: "6s", atLeast: 3 },
+        { at: "10s", that: "messages", type: "LeaseRefresh", from: "h1", since: "6s", atLeast: 2, atOnce: true },
+        { at: "12s", that: "messages", type: "LeaseRefresh", from: "h1", since: "6s", atLeast: 5, atOnce: true },
+        { at: "12s", that: "messages", type: "LeaseRefresh", from: "h1", since: "6s", atLeast: 6, atOnce: true },
+      ],
+    });
+    expect(oks(r)).toEqual([true, false, true, false]);
+    expect(r.expectations[2]?.detail).toMatch(/^at most 5 sent at one instant/);
+  });
+});
+
 describe('"since": "step"', () => {
   it("is for a lesson's conditions: a scenario's expectation gives a time", () => {
     const p = parseScenario({ expect: [{ that: "messages", type: "AppendEntries", since: "step", atLeast: 1 }] });

@@ -64,7 +64,7 @@ export function describeObserved(e: ObservedExpectation): string {
       const range = describeRange(e.atLeast, e.atMost);
       const bytes = e.bytesAtMost === undefined ? "" : `${range ? ", " : ""}at most ${e.bytesAtMost} bytes`;
       const who = `${e.from === undefined ? "" : ` by ${e.from}`}${e.to === undefined ? "" : ` to ${e.to}`}`;
-      return `${range}${bytes} ${e.type} message(s) sent${who}${describeSince(e.since)}`;
+      return `${range}${bytes} ${e.type} message(s) sent${who}${e.atOnce === true ? " at one instant" : ""}${describeSince(e.since)}`;
     }
     case "lease-ttl":
       return `lease ${e.name} was granted a TTL of ${describeRange(e.atLeast, e.atMost, formatDuration)}`;
@@ -118,12 +118,25 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
       const from = sinceUs(e.since, stepStartUs);
       let count = 0;
       let bytes = 0;
+      // With atOnce: the largest number sent at one instant (the sends are in time order).
+      let burst = 0;
+      let burstAt = -1;
+      let maxBurst = 0;
       if (c !== undefined) {
         for (let k = 0; k < c.t.length; k++) {
-          if ((c.t[k] as number) < from || (e.from !== undefined && c.from[k] !== e.from) || (e.to !== undefined && c.to[k] !== e.to)) continue;
+          const t = c.t[k] as number;
+          if (t < from || (e.from !== undefined && c.from[k] !== e.from) || (e.to !== undefined && c.to[k] !== e.to)) continue;
           count++;
           bytes += c.bytes[k] as number;
+          burst = t === burstAt ? burst + 1 : 1;
+          burstAt = t;
+          maxBurst = Math.max(maxBurst, burst);
         }
+      }
+      if (e.atOnce === true) {
+        const ok =
+          (e.atLeast === undefined || maxBurst >= e.atLeast) && (e.atMost === undefined || maxBurst <= e.atMost) && (e.bytesAtMost === undefined || bytes <= e.bytesAtMost);
+        return { ok, detail: `at most ${maxBurst} sent at one instant (${count} in all)` };
       }
       const ok = (e.atLeast === undefined || count >= e.atLeast) && (e.atMost === undefined || count <= e.atMost) && (e.bytesAtMost === undefined || bytes <= e.bytesAtMost);
       return { ok, detail: `${count} sent, ${bytes} bytes` };

@@ -55,7 +55,8 @@ export const expectationSchema = z.discriminatedUnion("that", [
    * How many messages of a type (AppendEntries, RequestVote, TimeoutNow, InstallSnapshot,
    * ClientWrite, LeaseRefresh, StorageWrite, ... as in docs/trace.md) were sent since `since`
    * (default: the start), by `from` to `to` (default: anyone), and how many bytes (their JSON
-   * length) at most.
+   * length) at most. With `atOnce`, the count is the most sent at one virtual instant: "h1 sent
+   * a LeaseRefresh to every server at once" (5 at once) rather than five one after another.
    */
   z.strictObject({
     ...when,
@@ -67,6 +68,7 @@ export const expectationSchema = z.discriminatedUnion("that", [
     atLeast: z.number().int().min(0).optional(),
     atMost: z.number().int().min(0).optional(),
     bytesAtMost: z.number().int().min(0).optional(),
+    atOnce: z.boolean().optional(),
   }),
   /** The leader's configuration has exactly these voters (any order). */
   z.strictObject({ ...when, that: z.literal("members"), nodes: z.array(z.string().min(1)).min(1).max(MAX_NODES) }),
