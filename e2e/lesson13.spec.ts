@@ -136,6 +136,12 @@ for (const [width, height] of [
       await page.locator("body").press("c");
       await expect(page.getByRole("button", { name: "Leave classroom" })).toHaveAttribute("aria-pressed", "true");
       await expect(card(page)).toBeVisible();
+      // On the projector the question and its choices are on screen, not scrolled away inside the card.
+      const words = await card(page).locator(".lesson-words").boundingBox();
+      for (const choice of await card(page).locator(".lesson-choices button").all()) {
+        const box = await choice.boundingBox();
+        expect((box?.y ?? 0) + (box?.height ?? 0), `${await choice.textContent()} is hidden`).toBeLessThanOrEqual((words?.y ?? 0) + (words?.height ?? 0) + 1);
+      }
       await shot(page, `lesson13-step${step}-classroom-${width}`);
       await page.locator("body").press("c");
     }
