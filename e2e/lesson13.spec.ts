@@ -11,7 +11,7 @@ import { shot, watchErrors } from "./support";
 test.use({ viewport: { width: 1920, height: 1080 } });
 
 const TITLE = "Read leases and write leases";
-const STEPS = 16;
+const STEPS = 17;
 const card = (page: Page) => page.getByRole("region", { name: TITLE });
 const next = (page: Page) => card(page).getByRole("button", { name: "Next", exact: true });
 const count = (page: Page) => page.getByTestId("lesson-step-count");
@@ -98,15 +98,19 @@ test("lesson 13: reads under leases, a write waiting out a cut-off holder, the s
   await shot(page, "lesson13-15-stale-read-1920");
 
   // The checker's drawing of this run's stale read: c3's read at n3.
+  await goTo(page, 16);
+  await expect(card(page).getByRole("heading", { name: "Caught by the check" })).toBeVisible();
   await page.getByRole("button", { name: "Check the reads" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog.getByRole("heading")).toHaveText("✗ Not linearizable: a read returned an old value", { timeout: 30_000 });
+  // What step 16 says: c2's append had finished when c3's read began, and the read missed it.
+  await expect(dialog).toContainText(/c3's read of k\d at [\d.]+ s returned '[^']*', but c2's append of '[^']*' had already finished/);
   await expect(page.getByTestId("read-op-stuck")).toHaveCount(1);
   await expect(page.getByTestId("read-op-stuck").locator("text")).toContainText("✗ read");
   await shot(page, "lesson13-check-reads-1920");
   await dialog.getByRole("button", { name: "Close" }).click();
 
-  await goTo(page, 16);
+  await goTo(page, 17);
   await expect(card(page).getByRole("heading", { name: "Write lease, read leases" })).toBeVisible();
   await shot(page, "lesson13-16-closing-1920");
   const progress = await page.evaluate(() => localStorage.getItem("lease-lab.lesson.read-leases"));
