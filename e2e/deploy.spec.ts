@@ -49,6 +49,12 @@ test("dist/ served from a sub-path runs the cluster: page, worker and files all 
   expect(manifest.start_url).toBe("./");
   for (const icon of manifest.icons) expect((await page.request.get(new URL(icon.src, manifestHref).href)).status(), icon.src).toBe(200);
   expect((await page.request.get(await page.locator('link[rel="icon"]').first().evaluate((l: HTMLLinkElement) => l.href))).status()).toBe(200);
+  // The preview image for shared links is there, 1200×630 as the page says.
+  const og = await page.locator('meta[property="og:image"]').getAttribute("content");
+  const preview = await page.request.get(new URL(og ?? "", page.url()).href);
+  expect(preview.status()).toBe(200);
+  const png = await preview.body();
+  expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
   // Nothing was asked of the host outside the sub-path, and nothing failed.
   expect(host.asked.filter((p) => !p.startsWith("/sub/lease-lab/"))).toEqual([]);
   expect(failed).toEqual([]);

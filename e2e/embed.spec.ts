@@ -2,6 +2,7 @@
  * Embed mode (?embed=1), as a slide shows it: an 800×450 iframe with the cluster and its
  * controls, nothing else, nothing cut off, and a link to the same run in the full lab.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { leader, node, nodes, shot, watchErrors } from "./support";
 
@@ -56,6 +57,9 @@ test.describe("embed mode", () => {
     expect(href.searchParams.get("seed")).toBe("4");
     expect(await link.getAttribute("target")).toBe("_blank");
     await shot(page, "embed-800x450");
+    // No serious accessibility findings (the rules of e2e/a11y.spec.ts; the ring's nodes are named in words there too).
+    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).disableRules(["label-content-name-mismatch"]).analyze();
+    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     // Still embedded after the page rewrote its address to name the run (?seed=…, no embed).
     await page.getByRole("button", { name: "Step", exact: true }).click();
     await expect(page.getByRole("button", { name: "Settings…" })).toHaveCount(0);
