@@ -9,7 +9,9 @@ import { decideBrowser, NO_BROWSER_YET, probeBrowser } from "./e2e/browser";
 function chromiumPath(): string | undefined {
   const choice = decideBrowser(probeBrowser(chromium.executablePath()));
   if (choice.kind === "use") return choice.executablePath;
-  throw new Error(choice.kind === "none" ? choice.message : NO_BROWSER_YET);
+  // One line, not a stack trace from loading this file.
+  console.error(choice.kind === "none" ? choice.message : NO_BROWSER_YET);
+  process.exit(1);
 }
 
 /** E2E_PORT lets two checkouts run their end-to-end tests at once. */
