@@ -94,3 +94,11 @@ test.describe("embed mode", () => {
     await shot(page, "embed-iframe-slide");
   });
 });
+
+test("embed mode fills a larger frame too (1280×720: a slide shown full screen)", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto("/?embed=1&seed=4&speed=1");
+  await leader(page);
+  await fits(page, 1280, 720);
+  await shot(page, "embed-1280x720");
+});
