@@ -102,3 +102,16 @@ test("embed mode fills a larger frame too (1280×720: a slide shown full screen)
   await fits(page, 1280, 720);
   await shot(page, "embed-1280x720");
 });
+
+test("an embedded lab is not a visit: the bare address still returns to the unfinished lesson", async ({ page }) => {
+  await page.goto("/?lesson=fencing");
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 1 of 7");
+  await page.getByRole("button", { name: "Next", exact: true }).click();
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 2 of 7");
+  // A course page on the same site shows the lab in an iframe (here: the embed address itself).
+  await page.goto("/?embed=1&seed=3");
+  await leader(page);
+  await page.goto("/");
+  await expect(page).toHaveURL(/\?lesson=fencing&step=2$/);
+  await expect(page.getByTestId("lesson-step-count")).toHaveText("Step 2 of 7");
+});
