@@ -7,7 +7,8 @@
  *   the cached page answers, whatever its query (?embed=1, ?seed=…).
  * - Everything else comes from the cache first (file names carry content hashes).
  * - Caches are named by the service worker's scope and the build's contents, so two
- *   deploys on one host (two sub-paths) keep apart, and a new build replaces the old cache.
+ *   deploys on one host (two sub-paths) keep apart, and a new build replaces the old cache
+ *   once no tab runs the old one (the browser's usual update cycle; no skipWaiting).
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -24,7 +25,8 @@ const FILES = ${JSON.stringify(["./", ...files])};
 const PREFIX = "lease-lab:" + self.registration.scope + ":";
 const CACHE = PREFIX + ${JSON.stringify(version)};
 self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+  // No skipping the wait: a tab still running the previous build keeps its cache (its lazy chunks) until every tab of it is closed.
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)));
 });
 self.addEventListener("activate", (e) => {
   e.waitUntil(

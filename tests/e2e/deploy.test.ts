@@ -26,6 +26,8 @@ describe("the offline build (scripts/deploy.ts)", () => {
     expect(src).toContain('const FILES = ["./","assets/a.js"];');
     expect(src).toContain('PREFIX + "v123"');
     expect(src).toContain("self.registration.scope");
+    // A new build waits for the old one's tabs to close, so they keep their lazily loaded chunks.
+    expect(src).not.toContain("skipWaiting");
     expect(src).not.toMatch(/["']\/assets/); // nothing absolute: it must work from any sub-path
     // It parses as JavaScript.
     expect(() => new Function(src)).not.toThrow();
