@@ -95,12 +95,17 @@ test.describe("embed mode", () => {
   });
 });
 
-test("embed mode fills a larger frame too (1280×720: a slide shown full screen)", async ({ page }) => {
-  await page.setViewportSize({ width: 1280, height: 720 });
-  await page.goto("/?embed=1&seed=4&speed=1");
-  await leader(page);
-  await fits(page, 1280, 720);
-  await shot(page, "embed-1280x720");
+test("embed mode fills larger frames too (a slide shown full screen at 1280×720 and 1920×1080)", async ({ page }) => {
+  for (const [width, height] of [
+    [1280, 720],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto("/?embed=1&seed=4&speed=1");
+    await leader(page);
+    await fits(page, width, height);
+    await shot(page, `embed-${width}x${height}`);
+  }
 });
 
 test("an embedded lab is not a visit: the bare address still returns to the unfinished lesson", async ({ page }) => {
