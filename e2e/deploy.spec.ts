@@ -10,18 +10,17 @@ import { expect, test } from "@playwright/test";
 import { serveStatic } from "./static";
 import { leader, nodes, watchErrors } from "./support";
 
-/** Next to the config's own port, so checkouts running side by side stay apart. */
-const PORT = Number(process.env.E2E_PORT ?? 4173) + 1000;
-const SITE = `http://127.0.0.1:${PORT}/sub/lease-lab/`;
-
 let host: Awaited<ReturnType<typeof serveStatic>>;
+/** The deployed lab's address (the host listens on a free port). */
+let site = "";
 
 test.beforeAll(async () => {
   // The static host's root is a folder above the build: dist/ is at /sub/lease-lab/.
   const root = mkdtempSync(join(tmpdir(), "lease-lab-host-"));
   mkdirSync(join(root, "sub"));
   symlinkSync(resolve("dist"), join(root, "sub", "lease-lab"));
-  host = await serveStatic(root, PORT);
+  host = await serveStatic(root);
+  site = `${host.origin}/sub/lease-lab/`;
 });
 
 test.afterAll(async () => {
@@ -34,17 +33,17 @@ test("dist/ served from a sub-path runs the cluster: page, worker and files all 
   page.on("response", (r) => {
     if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
   });
-  await page.goto(`${SITE}?seed=4&speed=1`);
+  await page.goto(`${site}?seed=4&speed=1`);
   await expect(nodes(page)).toHaveCount(5);
   await expect.poll(() => page.workers().length).toBeGreaterThan(0);
-  expect(page.workers()[0]?.url()).toMatch(new RegExp(`^${SITE}assets/sim\\.worker-[\\w-]+\\.js$`));
+  expect(page.workers()[0]?.url()).toMatch(new RegExp(`^${site}assets/sim\\.worker-[\\w-]+\\.js$`));
   await leader(page);
   // It runs: events keep being handled.
   const events = Number(await page.getByTestId("events").textContent());
   await expect.poll(async () => Number(await page.getByTestId("events").textContent())).toBeGreaterThan(events);
   // The icon, the manifest and the icons it names load from beside the page.
   const manifestHref = await page.locator('link[rel="manifest"]').evaluate((l: HTMLLinkElement) => l.href);
-  expect(manifestHref).toBe(`${SITE}manifest.webmanifest`);
+  expect(manifestHref).toBe(`${site}manifest.webmanifest`);
   const manifest = (await (await page.request.get(manifestHref)).json()) as { start_url: string; icons: { src: string }[] };
   expect(manifest.start_url).toBe("./");
   for (const icon of manifest.icons) expect((await page.request.get(new URL(icon.src, manifestHref).href)).status(), icon.src).toBe(200);
@@ -66,7 +65,7 @@ test.describe("offline", () => {
 
   test("once loaded, the page opens offline (another run, by its address) from the service worker's cache", async ({ page, context }) => {
     const errors = watchErrors(page);
-    await page.goto(`${SITE}?seed=4&speed=1`);
+    await page.goto(`${site}?seed=4&speed=1`);
     await expect(nodes(page)).toHaveCount(5);
     // The service worker is installed (it cached the whole build) and controls the page.
     await page.evaluate(() => navigator.serviceWorker.ready);
@@ -77,13 +76,13 @@ test.describe("offline", () => {
       return { names: keys, files: (await c.keys()).map((r) => new URL(r.url).pathname) };
     });
     expect(cached.names).toHaveLength(1);
-    expect(cached.names[0]).toContain(SITE);
+    expect(cached.names[0]).toContain(site);
     expect(cached.files).toContain("/sub/lease-lab/");
     expect(cached.files.some((f) => /\/assets\/sim\.worker-[\w-]+\.js$/.test(f))).toBe(true);
 
     await context.setOffline(true);
     const before = host.asked.length;
-    await page.goto(`${SITE}?seed=9&nodes=3&speed=1`);
+    await page.goto(`${site}?seed=9&nodes=3&speed=1`);
     await expect(nodes(page)).toHaveCount(3);
     await leader(page);
     await expect(page.getByTestId("seed")).toHaveText("9");

@@ -14,8 +14,8 @@ const TYPES: Record<string, string> = {
   ".webmanifest": "application/manifest+json",
 };
 
-/** Starts serving `root` on `port` (localhost); resolves with the server (close it after) and the paths it was asked for. */
-export async function serveStatic(root: string, port: number): Promise<{ server: Server; asked: string[] }> {
+/** Starts serving `root` on a free port of 127.0.0.1; resolves with the server (close it after), its origin and the paths it was asked for. */
+export async function serveStatic(root: string): Promise<{ server: Server; origin: string; asked: string[] }> {
   const asked: string[] = [];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
@@ -33,6 +33,8 @@ export async function serveStatic(root: string, port: number): Promise<{ server:
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     }
   });
-  await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok));
-  return { server, asked };
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("the static server has no port");
+  return { server, origin: `http://127.0.0.1:${address.port}`, asked };
 }
