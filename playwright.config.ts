@@ -1,14 +1,17 @@
-import { existsSync } from "node:fs";
-import { defineConfig, devices } from "@playwright/test";
+import { chromium, defineConfig, devices } from "@playwright/test";
+import { decideBrowser, NO_BROWSER_YET, probeBrowser } from "./e2e/browser";
 
-/** Chromium: $CHROMIUM_PATH, else Debian's /usr/bin/chromium, else Playwright's own browser. */
+/**
+ * Chromium: $CHROMIUM_PATH, else the system's (/usr/bin/chromium, `chromium` on PATH), else
+ * Playwright's own (`npm run test:e2e` downloads it first when missing; e2e/browser.ts).
+ * Without one, this stops with one line instead of every test failing.
+ */
 function chromiumPath(): string | undefined {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
-    return fromEnv;
-  }
-  return existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined;
+  const choice = decideBrowser(probeBrowser(chromium.executablePath()));
+  if (choice.kind === "use") return choice.executablePath;
+  // One line, not a stack trace from loading this file.
+  console.error(choice.kind === "none" ? choice.message : NO_BROWSER_YET);
+  process.exit(1);
 }
 
 /** E2E_PORT lets two checkouts run their end-to-end tests at once. */
@@ -28,6 +31,8 @@ export default defineConfig({
     baseURL: `http://localhost:${PORT}`,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
+    // The built page registers a service worker (offline use); it would intercept every test's requests. e2e/deploy.spec.ts allows it.
+    serviceWorkers: "block",
   },
   projects: [
     {

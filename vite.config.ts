@@ -1,5 +1,6 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
+import { offline, sitePreview } from "./scripts/deploy.ts";
 
 /**
  * `npm start` runs `vite --open`. On a Linux machine without a display there is no
@@ -23,7 +24,9 @@ function openOnlyWithDisplay(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), openOnlyWithDisplay()],
+  // Relative asset paths: dist/ works from any sub-path of any static host (https://host/any/path/), and the worker loads from beside the page.
+  base: "./",
+  plugins: [react(), openOnlyWithDisplay(), offline(), sitePreview()],
   worker: { format: "es" },
   build: { target: "es2022", sourcemap: true, minify: process.env.NO_MINIFY ? false : "oxc" },
   preview: { port: 4173 },

@@ -42,6 +42,8 @@ import { LibraryDialog } from "./library/LibraryDialog";
 import { ScenarioCard } from "./library/ScenarioCard";
 import { Modal } from "./Modal";
 import { ReadCheckDialog, ReadCheckPanel } from "./reads/ReadCheck";
+import { EmbedBody } from "./embed/Embed";
+import { embedded } from "./embed/embedMode";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -158,6 +160,14 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
       </p>
     );
   }
+  // ?embed=1: the cluster and its controls only, for a slide's iframe.
+  if (embedded())
+    return (
+      <>
+        <Keys />
+        <EmbedBody />
+      </>
+    );
   return (
     <>
       <Keys />

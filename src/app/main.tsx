@@ -12,6 +12,7 @@ import "./styles.css";
 import { scenarioLibrary } from "./library/catalog";
 import { bootScenario, compareParams } from "./library/open";
 import { ComparePage } from "./library/ComparePage";
+import { embedded } from "./embed/embedMode";
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
@@ -51,7 +52,10 @@ function render(parsed: ParsedParams): void {
   const libParams = lesson === undefined ? bootScenario(search, withProblem, scenarioLibrary) : params;
   // A lesson's address stays the lesson's: no share link is written into it.
   if (lesson === undefined) startUrlSync(lab);
-  if (lesson !== undefined) saveLastVisit({ lesson: lesson.lesson.lesson.id });
+  // An embedded lab (a slide's iframe) is not a visit: the bare address still returns to the visitor's unfinished lesson.
+  if (embedded()) {
+    // Nothing is saved.
+  } else if (lesson !== undefined) saveLastVisit({ lesson: lesson.lesson.lesson.id });
   else if (useUi.getState().courseView === null) saveLastVisit("lab");
   createRoot(rootEl).render(
     <StrictMode>
