@@ -7,6 +7,7 @@
 import { defaultConfig, mergeConfig } from "../src/core/sim/config";
 import { ALL_FAULTS } from "../src/core/sim/nemesis";
 import { Simulation } from "../src/core/sim/sim";
+import { printDashboardHour } from "./dashboard";
 import { printReadFigures } from "./reads";
 
 interface Row {
@@ -131,6 +132,7 @@ function main(): void {
     console.log(`\n5 nodes, steady, checkers on: ${target.simPerWall.toFixed(0)} simulated s per wall s (${verdict} the 1,000 target)`);
   }
   printReadFigures(SIM_SECONDS);
+  printDashboardHour();
 }
 
 main();

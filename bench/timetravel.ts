@@ -48,6 +48,15 @@ function play(tl: Timeline, journal: Journal, untilUs: number): void {
   }
 }
 
+/** Seeks timed in the hour-long run. */
+const LATE_SEEKS = 100;
+
+/** CPU milliseconds this process has used: on a shared machine, wall time counts other loads too. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] as number;
 }
@@ -114,17 +123,21 @@ function main(): void {
     `snapshots kept after 60 min: ${tl.snapshotCount}, ${(tl.end / 1e6 / Math.max(1, tl.snapshotCount - 1)).toFixed(0)} s apart on average, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (budget ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB; the interval doubles as the run grows)`,
   );
   const late: number[] = [];
-  for (let i = 0; i < 40; i++) {
+  const lateCpu: number[] = [];
+  for (let i = 0; i < LATE_SEEKS; i++) {
     const t = Math.floor(rnd() * tl.end);
     const s0 = performance.now();
+    const c0 = cpuMs();
     tl.seek(t);
     view(tl, journal);
     late.push(performance.now() - s0);
+    lateCpu.push(cpuMs() - c0);
   }
   late.sort((a, b) => a - b);
+  lateCpu.sort((a, b) => a - b);
   const lateP95 = pct(late, 0.95);
   console.log(
-    `seek in the 60-min run (40 seeks), view included: p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${lateP95.toFixed(0)} ms, max ${(late.at(-1) as number).toFixed(0)} ms (${lateP95 < 100 ? "meets" : "MISSES"} the 100 ms p95 target)`,
+    `seek in the 60-min run (${LATE_SEEKS} seeks), view included: p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${lateP95.toFixed(0)} ms, max ${(late.at(-1) as number).toFixed(0)} ms (${lateP95 < 100 ? "meets" : "MISSES"} the 100 ms p95 target); in CPU time (this process, GC threads included): p50 ${pct(lateCpu, 0.5).toFixed(0)} ms, p95 ${pct(lateCpu, 0.95).toFixed(0)} ms`,
   );
   // How much of that is the run itself: the same hour without time travel, with log
   // compaction (the default) and without it. With compaction the live heap should stay

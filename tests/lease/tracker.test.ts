@@ -127,4 +127,27 @@ describe("the leader's lease tracker", () => {
     const t = LeaseTracker.promote(base, 0, [], []);
     expect(t.nextDeadline()).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it("is idle again once every lease it timed has ended and its lock-delay is over (and its copies too)", () => {
+    const s = { ...base, lockDelayMs: 500 };
+    const table = LeaseTable.empty(s);
+    const t = LeaseTracker.promote(s, 0, [], []);
+    t.onApplied(0, table.applyClient({ type: "grant", name: "a", holder: "h1", ttlMs: 2000 }, 1), []);
+    t.onApplied(0, table.applyClient({ type: "grant", name: "b", holder: "h2", ttlMs: 2000 }, 2), []);
+    // A repeated grant of a lease already timed counts it once.
+    t.onApplied(10 * ms, table.applyClient({ type: "grant", name: "a", holder: "h1", ttlMs: 2000 }, 3), []);
+    t.onApplied(20 * ms, table.applyClient({ type: "revoke", name: "b", holder: "h2", token: 2 }, 4), []);
+    expect(t.nextDeadline()).toBe(100 * ms);
+    const ops = t.due(2100 * ms, true, []);
+    expect(ops).toEqual([{ type: "expire", name: "a", token: 1, grantIndex: 3 }]);
+    t.onApplied(2110 * ms, table.applySystem(ops[0] as (typeof ops)[number]), []);
+    // Expired, in its lock-delay: the tracker still has a name to free.
+    expect(t.nextDeadline()).toBe(2200 * ms);
+    const copy = t.clone();
+    for (const tr of [t, copy]) {
+      const free = tr.due(2700 * ms, true, []);
+      expect(free).toEqual([{ type: "free", name: "a" }]);
+      expect(tr.nextDeadline()).toBe(Number.POSITIVE_INFINITY);
+    }
+  });
 });

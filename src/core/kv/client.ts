@@ -29,6 +29,13 @@ export interface KvClientConfig {
   readonly thinkTimeMinUs: number;
   readonly thinkTimeMaxUs: number;
   /**
+   * Random workload: once this client has seen a key's value reach this many characters, its
+   * next write to that key is a put of a fresh value instead of an append, so values (and the
+   * replies, log entries and snapshots that carry them) stay bounded however long the run.
+   * 0: no cap (appends without end). Absent: 0.
+   */
+  readonly maxValueChars?: number;
+  /**
    * Send each read first to this client's own server (the one it started with), not the
    * leader it found: with read leases a follower may answer it locally. Absent: false.
    */
@@ -56,6 +63,8 @@ interface ClientState {
   current: Current | null;
   queue: ClientRequest[];
   nextOpAt: number | null;
+  /** Random workload: the length of each key's value in the last answer this incarnation got about it. */
+  seen: Record<string, number>;
 }
 
 export class KvClient implements ProcessLogic {
@@ -64,7 +73,7 @@ export class KvClient implements ProcessLogic {
   constructor(
     readonly cfg: KvClientConfig,
     private readonly rng: Rng,
-    private st: ClientState = { incarnation: 0, up: false, seq: 0, target: 0, current: null, queue: [], nextOpAt: null },
+    private st: ClientState = { incarnation: 0, up: false, seq: 0, target: 0, current: null, queue: [], nextOpAt: null, seen: {} },
   ) {
     if (cfg.servers.length === 0) throw new Error("a client needs at least one server");
   }
@@ -99,6 +108,7 @@ export class KvClient implements ProcessLogic {
       ...s,
       current: s.current === null ? null : { ...s.current },
       queue: s.queue.slice(),
+      seen: { ...s.seen },
     });
   }
 
@@ -120,6 +130,7 @@ export class KvClient implements ProcessLogic {
     s.current = null;
     s.queue = [];
     s.nextOpAt = null;
+    s.seen = {};
   }
 
   /** Queues an operation (a scenario's or the user's). */
@@ -156,7 +167,9 @@ export class KvClient implements ProcessLogic {
     const cur = s.current;
     if (p.type !== "ClientReply" || cur === null || p.seq !== cur.seq) return;
     if (p.ok) {
-      ctx.emit({ kind: "client", phase: "ok", clientId: this.clientId, seq: cur.seq, op: opBody(cur.op), result: p.result });
+      const body = opBody(cur.op);
+      ctx.emit({ kind: "client", phase: "ok", clientId: this.clientId, seq: cur.seq, op: body, result: p.result });
+      if (p.result.kind === "kv" && "key" in body) s.seen[body.key] = p.result.value?.length ?? 0;
       s.current = null;
       if (this.cfg.workload === "random") s.nextOpAt = ctx.now + this.think();
       this.pump(ctx);
@@ -226,8 +239,12 @@ export class KvClient implements ProcessLogic {
   private randomOp(): ClientRequest {
     const key = `k${this.rng.int(1, Math.max(1, this.cfg.keys))}`;
     if (this.rng.chance(this.cfg.readFraction)) return { read: { type: "get", key } };
-    // Unique values make "applied exactly once" checkable from the final state.
-    return { write: { type: "append", key, value: `${this.clientId}:${this.st.seq + 1};` } };
+    // Unique values make "applied exactly once" checkable, and let staleReads name the append a read missed.
+    const value = `${this.clientId}:${this.st.seq + 1};`;
+    const cap = this.cfg.maxValueChars ?? 0;
+    // Drawing nothing more here keeps a run the same as before the cap until a value reaches it.
+    if (cap > 0 && (this.st.seen[key] ?? 0) >= cap) return { write: { type: "put", key, value } };
+    return { write: { type: "append", key, value } };
   }
 }
 

@@ -39,11 +39,6 @@ export type RefreshOutcome = { readonly ok: true; readonly ttlMs: number } | { r
 
 const US_PER_MS = 1000;
 
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
-}
-
 export class LeaseTracker {
   private constructor(
     private readonly s: LeaseServerSettings,
@@ -52,6 +47,11 @@ export class LeaseTracker {
     private freeAt: Record<string, number>,
     private nextCheckAt: LocalUs,
     private nextCheckpointAt: LocalUs,
+    /**
+     * How many names `leases` and `freeAt` hold between them, kept as they change: nextDeadline
+     * runs on every timer re-arm, and a `for…in` over objects that had keys deleted walks them all.
+     */
+    private names = 0,
   ) {}
 
   /**
@@ -63,7 +63,7 @@ export class LeaseTracker {
     const t = new LeaseTracker(s, {}, {}, now + s.expiryCheckIntervalMs * US_PER_MS, now + s.checkpointIntervalMs * US_PER_MS);
     for (const l of applied) {
       if (l.state === "delayed") {
-        t.freeAt[l.name] = now + s.lockDelayMs * US_PER_MS;
+        t.delay(l.name, now + s.lockDelayMs * US_PER_MS);
         continue;
       }
       if (l.state !== "held" || l.holder === null) continue;
@@ -77,7 +77,7 @@ export class LeaseTracker {
   clone(): LeaseTracker {
     const leases: Record<string, Tracked> = {};
     for (const k in this.leases) leases[k] = { ...(this.leases[k] as Tracked) };
-    return new LeaseTracker(this.s, leases, { ...this.freeAt }, this.nextCheckAt, this.nextCheckpointAt);
+    return new LeaseTracker(this.s, leases, { ...this.freeAt }, this.nextCheckAt, this.nextCheckpointAt, this.names);
   }
 
   /** The leader's view of a lease's time left (ms), or null if it does not track it. */
@@ -106,14 +106,14 @@ export class LeaseTracker {
         return;
       }
       case "revoke":
-        delete this.leases[e.name];
+        this.untrack(e.name);
         return;
       case "expire":
-        delete this.leases[e.name];
-        if (this.s.lockDelayMs > 0) this.freeAt[e.name] = now + this.s.lockDelayMs * US_PER_MS;
+        this.untrack(e.name);
+        if (this.s.lockDelayMs > 0) this.delay(e.name, now + this.s.lockDelayMs * US_PER_MS);
         return;
       case "free":
-        delete this.freeAt[e.name];
+        this.undelay(e.name);
         return;
       // Nothing to time: a denial, a checkpoint (this leader's own), a skipped expiry.
       case "deny":
@@ -171,7 +171,7 @@ export class LeaseTracker {
         }
         for (const name of Object.keys(this.freeAt).sort()) {
           if (now >= (this.freeAt[name] as number)) {
-            delete this.freeAt[name];
+            this.undelay(name);
             ops.push({ type: "free", name });
           }
         }
@@ -193,7 +193,7 @@ export class LeaseTracker {
 
   /** The next local time at which due() may have work (none while nothing is tracked). */
   nextDeadline(): number {
-    if (isEmpty(this.leases) && isEmpty(this.freeAt)) return Number.POSITIVE_INFINITY;
+    if (this.names === 0) return Number.POSITIVE_INFINITY;
     return this.s.checkpoint ? Math.min(this.nextCheckAt, this.nextCheckpointAt) : this.nextCheckAt;
   }
 
@@ -208,7 +208,26 @@ export class LeaseTracker {
       expiresAt: endsAt + Math.round(ttlUs * (this.s.expirySlackFactor - 1)),
       expiring: false,
     };
+    if (this.leases[name] === undefined) this.names++;
     this.leases[name] = t;
     return t;
+  }
+
+  private untrack(name: string): void {
+    if (this.leases[name] === undefined) return;
+    delete this.leases[name];
+    this.names--;
+  }
+
+  /** `name` is in its lock-delay until local time `until`. */
+  private delay(name: string, until: number): void {
+    if (this.freeAt[name] === undefined) this.names++;
+    this.freeAt[name] = until;
+  }
+
+  private undelay(name: string): void {
+    if (this.freeAt[name] === undefined) return;
+    delete this.freeAt[name];
+    this.names--;
   }
 }

@@ -106,6 +106,7 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
       readFraction: c.readFraction,
       thinkTimeMinUs: ms(c.thinkTimeMinMs),
       thinkTimeMaxUs: ms(c.thinkTimeMaxMs),
+      maxValueChars: c.maxValueChars,
       // With read leases, reads go first to the client's own server (a follower may answer them).
       readsAtHome: r.readLeaseFollowers > 0,
     };

@@ -84,6 +84,11 @@ const clientFields = {
   workload: z.enum(["none", "random"]).default("none"),
   keys: between(1, 1000, { int: true }).default(5),
   readFraction: between(0, 1).default(0.3),
+  /**
+   * "random": once a client sees a key's value this long, it puts a fresh value there instead
+   * of appending, so an hour-long run costs per minute what its first minutes cost. 0: no cap.
+   */
+  maxValueChars: between(0, 1_000_000, { int: true }).default(256),
   // With zero latency (also set later by a network action) and zero think time, clients would issue
   // requests forever at one virtual instant; at 1 µs they crawl (a million operations a second).
   thinkTimeMinMs: between(MIN_THINK_TIME_MS, MINUTES_10, {

@@ -18,7 +18,8 @@ import type { ProcessContext } from "./process";
 import { ActionRefused, errorMessage } from "./refusal";
 import { Rng, type RngState } from "./rng";
 import type { LocalUs, VirtualUs } from "./time";
-import { type DropReason, type Payload, type ProcEvent, type ProcId, type SimEvent, TraceHasher, type TraceEvent } from "./trace";
+import type { DropReason, Payload, ProcEvent, ProcId, SimEvent, TraceEvent } from "./trace";
+import { TraceHasher } from "./traceHash";
 
 /** A message on the wire. Immutable once sent. */
 export interface Envelope {
