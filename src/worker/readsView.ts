@@ -1,7 +1,6 @@
 /**
- * A node's leases for reads as the page would draw them (docs/reads.md): not yet part of
- * NodeView (protocol.ts is at its size limit, and others edit it): the lead wires it in as
- * an optional `reads` field of NodeView, built by nodeReadsView in view.ts's nodeView.
+ * A node's leases for reads as the page draws them (docs/reads.md): NodeView's optional
+ * `reads` field, built by nodeReadsView in view.ts's nodeView.
  * Times are virtual µs, converted from the node's own clock.
  */
 import type { RaftNode } from "../core/raft/node";

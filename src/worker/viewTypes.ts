@@ -6,6 +6,7 @@
 import type { Role } from "../core/raft/types";
 import type { ClockState } from "../core/sim/clock";
 import type { ProcStatus } from "../core/sim/sim";
+import type { NodeReadsView } from "./readsView";
 
 /**
  * What a log entry does, for the log grid's glyph and colour: a lease grant (its log index
@@ -68,6 +69,8 @@ export interface NodeView {
   readonly entries: readonly EntryView[];
   /** On the leader: next and match index per follower. Empty otherwise. */
   readonly progress: readonly ProgressView[];
+  /** Its leases for reads (docs/reads.md): absent while down, or with neither read leases nor leader leases on. */
+  readonly reads?: NodeReadsView;
 }
 
 /** One interval on the lease timeline. */

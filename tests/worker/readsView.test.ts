@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseScenario } from "../../src/core/scenario/schema";
 import { buildSimulation } from "../../src/core/scenario/runner";
 import { nodeReadsView } from "../../src/worker/readsView";
+import { nodeView } from "../../src/worker/view";
 
 function sim(cluster: Record<string, unknown>) {
   const r = parseScenario({ duration: "5s", cluster: { nodes: 3, ...cluster } });
@@ -31,5 +32,18 @@ describe("nodeReadsView", () => {
       expect(fv?.heldFrom).toBe(leader);
       expect(fv?.heldUntil).toBeGreaterThan(s.now);
     }
+  });
+
+  it("is wired into the node's view as `reads`, absent with neither lease on and while the node is down", () => {
+    const s = sim({ readLeaseFollowers: 2, reads: "leader-lease" });
+    const leader = s.leader() as string;
+    const window = { from: 1, to: 10 };
+    expect(nodeView(s, leader, window).reads?.leaderLeaseUntil).toBeGreaterThan(s.now);
+    const f = s.nodeIds.find((x) => x !== leader) as string;
+    expect(nodeView(s, f, window).reads?.heldFrom).toBe(leader);
+    const plain = sim({});
+    expect("reads" in nodeView(plain, plain.leader() as string, window)).toBe(false);
+    s.act({ type: "crash", proc: f });
+    expect(nodeView(s, f, window).reads).toBeUndefined();
   });
 });
