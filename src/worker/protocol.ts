@@ -74,6 +74,13 @@ export interface TimingSettings {
   readonly expirySlackFactor: number;
   /** The provider's pool: at most this many leases granted at once (0: no limit). */
   readonly poolSize: number;
+  /** How the leader confirms a read: a heartbeat round each (ReadIndex) or its lease (docs/reads.md). Absent: the default. */
+  readonly reads?: import("./readCheckTypes").ReadsMode;
+  /** The clock drift both leases for reads allow for (ppm). Absent: the default. */
+  readonly leaseDriftBoundPpm?: number;
+  /** Followers the leader lends read leases to (0: none), and for how long. Absent: the defaults. */
+  readonly readLeaseFollowers?: number;
+  readonly readLeaseMs?: number;
 }
 
 /** Something the page can ask the worker to describe in full. */
@@ -99,6 +106,7 @@ export interface ClientView {
 export type ExportKind = "scenario" | "trace" | "history";
 
 export type ToWorker = import("./readCheckTypes").ReadCheckRequest
+  | import("./readCheckTypes").ReadFiguresRequest
   /**
    * Builds a fresh simulation (replacing any previous one). With `scenario` (an imported
    * file or a share link) the scenario is the authority for every setting and brings the
@@ -127,7 +135,11 @@ export type ToWorker = import("./readCheckTypes").ReadCheckRequest
   | { readonly type: "lesson-explore" }
   | { readonly type: "lesson-return" }
   /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
-  | { readonly type: "restart" }
+  | {
+      readonly type: "restart";
+      /** Restarts it with the leader confirming reads this way (the same seed and actions; an opened file's expectations are dropped). */
+      readonly reads?: import("./readCheckTypes").ReadsMode;
+    }
   | { readonly type: "play" }
   | { readonly type: "pause" }
   /** Pauses, then processes exactly one event. */
@@ -384,6 +396,7 @@ export interface SimView {
 }
 
 export type FromWorker = import("./readCheckTypes").ReadCheckAnswer
+  | import("./readCheckTypes").ReadFiguresAnswer
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }
