@@ -24,7 +24,7 @@ import {
   type SimView,
   type ToWorker,
 } from "../worker/protocol";
-import type { ReadCheckResult } from "../worker/readCheckTypes";
+import type { ReadCheckResult, ReadFiguresResult } from "../worker/readCheckTypes";
 
 /** What the inspector shows: a node, a holder, the storage, or a message in flight. */
 export type Selection = InspectTarget | null;
@@ -84,6 +84,10 @@ export interface LabState {
   /** Asks the worker to check the reads of the current branch up to the cursor (readCheck then holds the answer). */
   readonly checkReads: () => void;
   readonly closeReadCheck: () => void;
+  /** "Measure" in the Reads panel: the request asked last, and its answer once it came (null: still measuring); null before any. */
+  readonly readFigures: { readonly requestId: number; readonly compare: boolean; readonly result: ReadFiguresResult | null } | null;
+  /** Asks the worker for the run's read and write figures up to the cursor; with `compare`, also the same run read the other way. */
+  readonly measureReads: (compare: boolean) => void;
 }
 
 export interface ExportResult {
@@ -238,6 +242,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       notices: [],
       error: null,
       readCheck: null,
+      readFigures: null,
       cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
       send: () => {},
       receive: (msg) => {
@@ -253,6 +258,9 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
             return;
           case "inspection":
             set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
+            return;
+          case "read-figures":
+            if (get().readFigures?.requestId === msg.requestId) set({ readFigures: { ...(get().readFigures as NonNullable<LabState["readFigures"]>), result: msg.result } });
             return;
           case "read-check":
             // Only the answer to the request shown (a closed or newer check drops an older answer).
@@ -276,6 +284,11 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
         get().send({ type: "check-reads", requestId: readCheckId });
       },
       closeReadCheck: () => set({ readCheck: null }),
+      measureReads: (compare) => {
+        readCheckId++;
+        set({ readFigures: { requestId: readCheckId, compare, result: null } });
+        get().send({ type: "measure-reads", requestId: readCheckId, compare });
+      },
     };
   });
 }

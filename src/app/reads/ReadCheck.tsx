@@ -11,6 +11,7 @@ import { Modal } from "../Modal";
 import { type LabState, useLab } from "../store";
 import { useUi } from "../ui";
 import { createReadsDrawing, type ReadsDrawing } from "./readsDrawing";
+import { ReadFigures } from "./ReadFigures";
 import { opWords } from "./readsLayout";
 import "./reads.css";
 
@@ -31,6 +32,7 @@ export function ReadCheckPanel() {
       <button type="button" onClick={check}>
         Check the reads
       </button>
+      <ReadFigures />
     </section>
   );
 }
