@@ -119,7 +119,7 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   }
   const leader = node.role === "leader";
   const votes = node.votes;
-  const reads = nodeReadsView(node, clock, sim.now);
+  const reads = nodeReadsView(node, clock, sim.now, sim.server(id).heldIndexes);
   return {
     ...common,
     ...(reads === null ? {} : { reads }),
