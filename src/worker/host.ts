@@ -267,8 +267,10 @@ export class SimHost {
     const settings = { ...this.settings, speed: this.speed, autoplay: true };
     // An opened file or link starts again with its own actions, from time zero.
     if (reads === undefined) this.start(settings, this.imported ? this.scenario : undefined, 0);
-    else if (this.imported) this.start(settings, withReads(this.scenario, reads), 0);
-    else this.start({ ...settings, timing: { ...settings.timing, reads } }, undefined, 0);
+    else {
+      const read = { ...settings, timing: { ...settings.timing, reads } };
+      this.start(read, this.imported ? withReads(this.scenario, reads) : undefined, 0);
+    }
   }
 
   /** "Check the reads" on the current branch up to the cursor (a failure is the answer, not the run's error). */

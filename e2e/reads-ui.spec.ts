@@ -1,0 +1,93 @@
+/**
+ * Issue 14 in the dashboard: the leader-lease stale read found by "Check the reads" and drawn
+ * (the red read, the write it should have seen), the same run again with ReadIndex checked
+ * clean, the Reads panel's figures side by side, and a follower's read lease on the ring.
+ */
+import { expect, type Page, test } from "@playwright/test";
+import { shot, watchErrors } from "./support";
+
+async function playToEnd(page: Page, tally: string): Promise<void> {
+  const card = page.getByTestId("scenario-card");
+  const speed = page.getByRole("slider", { name: "Speed" });
+  await speed.focus();
+  await speed.press("End");
+  await page.getByRole("button", { name: "Play", exact: true }).click();
+  await expect(card.getByTestId("expect-tally")).toHaveText(tally, { timeout: 30_000 });
+  const pauseButton = page.getByRole("button", { name: "Pause", exact: true });
+  if (await pauseButton.isVisible()) await pauseButton.click();
+}
+
+test("the leader-lease stale read: the check draws it, and the same run with ReadIndex is linearizable", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto("/?scenario=reads/leader-lease-drift");
+  await playToEnd(page, "4 of 4 held");
+
+  await page.getByRole("button", { name: "Check the reads" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("heading")).toHaveText("✗ Not linearizable: a read returned an old value");
+  const timeline = dialog.getByTestId("reads-timeline");
+  await expect(timeline.locator(".op.stuck")).toHaveCount(1);
+  await expect(timeline.locator(".op.missed")).toHaveCount(1);
+  // The sentence names the write the read should have seen: c2's append of "b".
+  await expect(dialog.locator(".read-check-sentence")).toContainText("c2");
+  await shot(page, "reads-ui-violation-1920");
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await shot(page, "reads-ui-violation-1280");
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await dialog.getByRole("button", { name: "Close" }).click();
+
+  // The figures: this run (the leader's lease) beside the same seed and actions with ReadIndex.
+  const panel = page.locator(".read-check-panel");
+  await panel.getByRole("button", { name: "Compare with ReadIndex" }).click();
+  const table = panel.getByRole("table");
+  await expect(table.getByRole("columnheader")).toHaveText([/^From 0 to/, "This run: the leader's lease", "Same run: ReadIndex"]);
+  const leaseRow = table.getByRole("row", { name: /Answered by the leader's lease alone/ });
+  await expect(leaseRow.getByRole("cell").nth(1)).toHaveText("0");
+  expect(Number(await leaseRow.getByRole("cell").nth(0).textContent())).toBeGreaterThan(0);
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-figures-1920");
+
+  // The same run again, with ReadIndex: the file's expectations are dropped, the reads are checked clean.
+  await panel.getByRole("button", { name: "Run again with ReadIndex" }).click();
+  await expect(panel.getByRole("button", { name: "Run again with the leader's lease" })).toBeVisible();
+  await expect
+    .poll(async () => Number.parseFloat((await page.getByTestId("virtual-time").textContent()) ?? "0"), { timeout: 30_000 })
+    .toBeGreaterThanOrEqual(8);
+  const pauseButton = page.getByRole("button", { name: "Pause", exact: true });
+  if (await pauseButton.isVisible()) await pauseButton.click();
+  await page.getByRole("button", { name: "Check the reads" }).click();
+  await expect(dialog.getByRole("heading")).toHaveText(/^✓ All \d+ reads? and \d+ writes on 1 key are linearizable$/);
+  await shot(page, "reads-ui-readindex-ok-1920");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await panel.getByRole("button", { name: "Measure" }).click();
+  await expect(table.getByRole("columnheader")).toHaveText([/^From 0 to/, "This run: ReadIndex"]);
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-measure-1920");
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-measure-1280");
+  expect(errors).toEqual([]);
+});
+
+test("read leases on the ring: a follower's badge says until when it holds one", async ({ page }) => {
+  const errors = watchErrors(page);
+  for (const [width, height] of [
+    [1920, 1080],
+    [1280, 720],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto("/?scenario=reads/read-lease-partitioned-holder");
+    // The file opens explored to its end, at time zero: go to 3.2 s, while c1's append waits for the cut-off holder.
+    const time = page.getByRole("slider", { name: "Time" });
+    await time.fill("3200000");
+    await time.blur();
+    await expect(page.getByTestId("virtual-time")).toHaveText(/^3\.2\d* s$/);
+    const lines = page.locator(".ring-svg .reads-line");
+    await expect(lines.filter({ hasText: /^read lease until \d+\.\d s$/ }).first()).toBeVisible();
+    await expect(lines.filter({ hasText: /^write waits for n\d's read lease to end \(\d+\.\d s\)$/ })).toHaveCount(1);
+    await expect(page.locator(".ring-svg .has-reads .reads-icon").first()).toBeVisible();
+    await shot(page, `reads-ui-ring-${width}`);
+  }
+  expect(errors).toEqual([]);
+});
