@@ -39,6 +39,8 @@ test("the leader-lease stale read: the check draws it, and the same run with Rea
 
   // The figures: this run (the leader's lease) beside the same seed and actions with ReadIndex.
   const panel = page.locator(".read-check-panel");
+  // Its two clients only do what the file says (no random workload): they are clients all the same.
+  await expect(panel.getByText(/no key-value clients/)).toHaveCount(0);
   await panel.getByRole("button", { name: "Compare with ReadIndex" }).click();
   const table = panel.getByRole("table");
   await expect(table.getByRole("columnheader")).toHaveText([/^From 0 to/, "This run: the leader's lease", "Same run: ReadIndex"]);
@@ -85,9 +87,37 @@ test("read leases on the ring: a follower's badge says until when it holds one",
     await expect(page.getByTestId("virtual-time")).toHaveText(/^3\.2\d* s$/);
     const lines = page.locator(".ring-svg .reads-line");
     await expect(lines.filter({ hasText: /^read lease until \d+\.\d s$/ }).first()).toBeVisible();
-    await expect(lines.filter({ hasText: /^write waits for n\d's read lease to end \(\d+\.\d s\)$/ })).toHaveCount(1);
+    await expect(lines.filter({ hasText: /^write waits for n\d$/ })).toHaveCount(1);
+    await expect(lines.filter({ hasText: /^its read lease ends \d+\.\d s$/ })).toHaveCount(1);
     await expect(page.locator(".ring-svg .has-reads .reads-icon").first()).toBeVisible();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, `reads-ui-ring-${width}`);
   }
+  expect(errors).toEqual([]);
+});
+
+test("Settings: the leader's lease and two read-lease followers, shown on the ring", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto("/?seed=2&speed=0.1&clients=2");
+  await page.getByRole("button", { name: "Settings…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Settings" });
+  const reads = dialog.getByRole("group", { name: "Reads" });
+  await reads.getByLabel("Reads at the leader").selectOption("leader-lease");
+  await reads.getByLabel("Read-lease followers").selectOption("2");
+  await reads.getByLabel("Read lease (ms)").fill("800");
+  await reads.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-settings-1920");
+  await dialog.getByRole("button", { name: "Start this run" }).click();
+  const lines = page.locator(".ring-svg .reads-line");
+  await expect(lines.filter({ hasText: /^leader lease until \d+\.\d s$/ })).toHaveCount(1, { timeout: 15_000 });
+  await expect(lines.filter({ hasText: /^read lease until \d+\.\d s$/ })).toHaveCount(2, { timeout: 15_000 });
+  await expect(page.locator(".ring-legend")).toContainText("a lease for reads");
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await shot(page, "reads-ui-settings-ring-1920");
+  // The run's settings say so when the dialog opens again.
+  await page.getByRole("button", { name: "Settings…" }).click();
+  await expect(reads.getByLabel("Reads at the leader")).toHaveValue("leader-lease");
+  await expect(reads.getByLabel("Read lease (ms)")).toHaveValue("800");
   expect(errors).toEqual([]);
 });

@@ -10,8 +10,8 @@ describe("the ring's words for leases for reads", () => {
     expect(readsLines({ role: "follower" })).toEqual([]);
     expect(readsLines({ role: "follower", reads: { ...none, heldUntil: 7_420_000, heldFrom: "n1" } })).toEqual(["read lease until 7.4 s"]);
     const leader = { ...none, leaderLeaseUntil: 3_250_000, holders: [{ node: "n2", until: 4_300_000, applied: 3 }], waitingOn: [{ node: "n2", until: 4_300_000 }] };
-    expect(readsLines({ role: "leader", reads: leader })).toEqual(["leader lease until 3.3 s", "write waits for n2's read lease to end (4.3 s)"]);
-    expect(readsLines({ role: "leader", reads: { ...leader, leaderLeaseUntil: null, waitingOn: [] } })).toEqual(["lends read leases to n2"]);
+    expect(readsLines({ role: "leader", reads: leader })).toEqual(["leader lease until 3.3 s", "write waits for n2", "its read lease ends 4.3 s"]);
+    expect(readsLines({ role: "leader", reads: { ...leader, leaderLeaseUntil: null, waitingOn: [] } })).toEqual(["lent 1 read lease"]);
   });
 
   it("the arc shrinks from full to nothing as the lease runs out", () => {

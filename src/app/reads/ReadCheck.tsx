@@ -17,7 +17,8 @@ import "./reads.css";
 
 const selectCheckReads = (s: LabState): LabState["checkReads"] => s.checkReads;
 const selectReadCheck = (s: LabState): LabState["readCheck"] => s.readCheck;
-const selectClients = (s: LabState): number => (s.view === null || s.view.settings.clients.workload === "none" ? 0 : s.view.settings.clients.count);
+// Clients that only do what a scenario tells them (workload "none") are clients too.
+const selectClients = (s: LabState): number => (s.view === null ? 0 : s.view.settings.clients.count);
 const selectCloseReadCheck = (s: LabState): LabState["closeReadCheck"] => s.closeReadCheck;
 
 /** The panel beside the invariants: what the check does, and its button. */

@@ -33,7 +33,8 @@ function ms(us: number, count: number): string {
 /** The table's rows: a label and how each column shows it. */
 const ROWS: readonly { label: string; cell: (c: ReadFiguresColumn) => string }[] = [
   { label: "Reads answered", cell: (c) => String(c.reads.count) },
-  { label: "Reads per second", cell: (c) => c.reads.perSecond.toFixed(1) },
+  // A rate needs a span: one read alone has none worth the name.
+  { label: "Reads per second", cell: (c) => (c.reads.count < 2 ? "–" : c.reads.perSecond.toFixed(1)) },
   { label: "Read time, mean", cell: (c) => ms(c.reads.meanUs, c.reads.count) },
   { label: "Read time, slowest 1 %", cell: (c) => ms(c.reads.p99Us, c.reads.count) },
   { label: "Answered by a follower's read lease", cell: (c) => String(c.localReads) },

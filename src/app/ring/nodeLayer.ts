@@ -77,6 +77,7 @@ function enterNode(enter: d3.Selection<d3.EnterElement, NodeDatum, SVGGElement, 
   g.append("path").attr("class", "reads-icon").attr("aria-hidden", "true");
   g.append("text").attr("class", "reads-line reads-a");
   g.append("text").attr("class", "reads-line reads-b");
+  g.append("text").attr("class", "reads-line reads-c");
   return g;
 }
 
@@ -169,6 +170,12 @@ function paintReads(upd: G<NodeDatum>): void {
     .attr("y", (d) => below(d) + 16)
     .each(function (d) {
       setText(this, d.reads[1] ?? "");
+    });
+  upd
+    .select<SVGTextElement>(".reads-c")
+    .attr("y", (d) => below(d) + 32)
+    .each(function (d) {
+      setText(this, d.reads[2] ?? "");
     });
   upd.select(".reads-flash").attr("r", (d) => d.r + 17);
   upd.select(".reads-icon").attr("d", (d) => {

@@ -6,7 +6,7 @@
 import { formatInstant } from "../../core/sim/time";
 import type { NodeView, SimView } from "../../worker/protocol";
 
-/** The lines under a node (at most two), in plain words; none without leases for reads. */
+/** The lines under a node (at most three, each short), in plain words; none without leases for reads. */
 export function readsLines(n: Pick<NodeView, "reads" | "role">): string[] {
   const r = n.reads;
   if (r === undefined) return [];
@@ -15,11 +15,14 @@ export function readsLines(n: Pick<NodeView, "reads" | "role">): string[] {
   if (n.role === "leader") {
     if (r.leaderLeaseUntil !== null) out.push(`leader lease until ${formatInstant(r.leaderLeaseUntil, 1)}`);
     const w = r.waitingOn;
-    if (w.length === 1 && w[0] !== undefined) out.push(`write waits for ${w[0].node}'s read lease to end (${formatInstant(w[0].until, 1)})`);
-    else if (w.length > 1) out.push(`write waits for ${w.map((x) => x.node).join(", ")} (read leases)`);
-    else if (r.holders.length > 0 && r.leaderLeaseUntil === null) out.push(`lends read leases to ${r.holders.map((h) => h.node).join(", ")}`);
+    if (w.length > 0) {
+      // Two short lines: the ring's nodes sit close, and a long line would run into a neighbour's.
+      const last = Math.max(...w.map((x) => x.until));
+      out.push(`write waits for ${w.map((x) => x.node).join(", ")}`);
+      out.push(`${w.length === 1 ? "its read lease ends" : "their leases end"} ${formatInstant(last, 1)}`);
+    } else if (r.holders.length > 0 && r.leaderLeaseUntil === null) out.push(`lent ${r.holders.length} read ${r.holders.length === 1 ? "lease" : "leases"}`);
   }
-  return out.slice(0, 2);
+  return out.slice(0, 3);
 }
 
 /** The lines of every node that has any. */
