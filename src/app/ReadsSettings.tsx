@@ -60,10 +60,13 @@ export function ReadsPolicy({ draft, set }: { draft: ReadsDraft; set: (k: ReadsK
         <div className="form-field">
           <label htmlFor={modeId}>Reads at the leader</label>
           <select id={modeId} value={draft.reads ?? "read-index"} onChange={(e) => set("reads")(e.target.value as ReadsMode)}>
-            <option value="read-index">ReadIndex: a heartbeat round per read</option>
-            <option value="leader-lease">Leader's lease: no round while its lease holds</option>
+            <option value="read-index">ReadIndex</option>
+            <option value="leader-lease">Leader's lease</option>
           </select>
-          <span className="small-print">how the leader makes sure it still leads before it answers a read</span>
+          <span className="small-print">
+            before answering, the leader checks it still leads: ReadIndex asks a majority each time; the leader's lease skips that while its
+            lease holds
+          </span>
         </div>
         {NUMBERS.map(({ key, label }) =>
           key === "readLeaseFollowers" ? (
