@@ -92,6 +92,10 @@ test("read leases on the ring: a follower's badge says until when it holds one",
     await expect(page.locator(".ring-svg .has-reads .reads-icon").first()).toBeVisible();
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, `reads-ui-ring-${width}`);
+    const now = page.getByRole("table", { name: "Leases for reads now" });
+    await expect(now.getByRole("row", { name: /^n\d \(leader\) write waits for n\d; its read lease ends \d+\.\d s$/ })).toHaveCount(1);
+    await now.scrollIntoViewIfNeeded();
+    await shot(page, `reads-ui-leases-now-${width}`);
   }
   expect(errors).toEqual([]);
 });

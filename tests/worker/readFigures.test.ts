@@ -5,6 +5,7 @@ import { parseScenario } from "../../src/core/scenario/schema";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { measureReads, otherMode, withReads } from "../../src/worker/readFigures";
 import { scenarioFromSettings, settingsFromScenario } from "../../src/worker/settings";
+import { fakeHost } from "../support/host";
 import { loadScenario } from "../support/scenarios";
 
 const S = 1_000_000;
@@ -52,5 +53,28 @@ describe("reads settings", () => {
     const c = scenarioConfig(scenarioFromSettings({ ...DEFAULT_SETTINGS, timing: t }));
     expect(c.raft).toMatchObject({ reads: "leader-lease", readLeaseFollowers: 2, readLeaseMs: 800, leaseDriftBoundPpm: 50_000 });
     expect(settingsFromScenario(scenarioFromSettings(DEFAULT_SETTINGS), { speed: 1, autoplay: false }).timing.reads).toBeUndefined();
+  });
+});
+
+describe("the host", () => {
+  it("answers measure-reads with the figures up to the cursor, and restarts the same file with the other way of reading", () => {
+    const h = fakeHost();
+    const settings = settingsFromScenario(drift, { speed: 1, autoplay: false });
+    h.host.handle({ type: "start", settings, scenario: drift });
+    h.host.handle({ type: "seek", t: 5 * S });
+    h.host.handle({ type: "measure-reads", requestId: 7, compare: true });
+    const answer = h.posts.at(-1);
+    expect(answer?.type).toBe("read-figures");
+    if (answer?.type !== "read-figures" || answer.result.kind !== "ok") throw new Error("no figures");
+    expect(answer.requestId).toBe(7);
+    expect(answer.result.untilUs).toBe(5 * S);
+    expect(answer.result.columns.map((c) => c.mode)).toEqual(["leader-lease", "read-index"]);
+    h.host.handle({ type: "restart", reads: "read-index" });
+    const v = h.last();
+    expect(v.settings.timing.reads).toBe("read-index");
+    expect(v.now).toBe(0);
+    // The file's actions are kept (the partition at 3 s is still ahead), its expectations dropped.
+    expect(v.timeline.script?.actions ?? 0).toBeGreaterThan(0);
+    expect(v.scenario).toBeUndefined();
   });
 });

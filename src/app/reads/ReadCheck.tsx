@@ -12,6 +12,7 @@ import { type LabState, useLab } from "../store";
 import { useUi } from "../ui";
 import { createReadsDrawing, type ReadsDrawing } from "./readsDrawing";
 import { ReadFigures } from "./ReadFigures";
+import { ReadLeasesNow } from "./ReadLeasesNow";
 import { opWords } from "./readsLayout";
 import "./reads.css";
 
@@ -33,6 +34,7 @@ export function ReadCheckPanel() {
       <button type="button" onClick={check}>
         Check the reads
       </button>
+      <ReadLeasesNow />
       <ReadFigures />
     </section>
   );
