@@ -42,7 +42,7 @@ test("the leader-lease stale read: the check draws it, and the same run with Rea
   // Its two clients only do what the file says (no random workload): they are clients all the same.
   await expect(panel.getByText(/no key-value clients/)).toHaveCount(0);
   await panel.getByRole("button", { name: "Compare with ReadIndex" }).click();
-  const table = panel.getByRole("table");
+  const table = panel.getByRole("table", { name: /^Reads and writes up to/ });
   await expect(table.getByRole("columnheader")).toHaveText([/^From 0 to/, "This run: the leader's lease", "Same run: ReadIndex"]);
   const leaseRow = table.getByRole("row", { name: /Answered by the leader's lease alone/ });
   await expect(leaseRow.getByRole("cell").nth(1)).toHaveText("0");
@@ -87,13 +87,13 @@ test("read leases on the ring: a follower's badge says until when it holds one",
     await expect(page.getByTestId("virtual-time")).toHaveText(/^3\.2\d* s$/);
     const lines = page.locator(".ring-svg .reads-line");
     await expect(lines.filter({ hasText: /^read lease until \d+\.\d s$/ }).first()).toBeVisible();
-    await expect(lines.filter({ hasText: /^write waits for n\d$/ })).toHaveCount(1);
-    await expect(lines.filter({ hasText: /^its read lease ends \d+\.\d s$/ })).toHaveCount(1);
+    await expect(lines.filter({ hasText: /^write waits for n\d to apply$/ })).toHaveCount(1);
+    await expect(lines.filter({ hasText: /^or its lease to end: \d+\.\d s$/ })).toHaveCount(1);
     await expect(page.locator(".ring-svg .has-reads .reads-icon").first()).toBeVisible();
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, `reads-ui-ring-${width}`);
     const now = page.getByRole("table", { name: "Leases for reads now" });
-    await expect(now.getByRole("row", { name: /^n\d \(leader\) write waits for n\d; its read lease ends \d+\.\d s$/ })).toHaveCount(1);
+    await expect(now.getByRole("row", { name: /^n\d \(leader\) write waits for n\d to apply; or its lease to end: \d+\.\d s$/ })).toHaveCount(1);
     await now.scrollIntoViewIfNeeded();
     await shot(page, `reads-ui-leases-now-${width}`);
   }
@@ -123,5 +123,21 @@ test("Settings: the leader's lease and two read-lease followers, shown on the ri
   await page.getByRole("button", { name: "Settings…" }).click();
   await expect(reads.getByLabel("Reads at the leader")).toHaveValue("leader-lease");
   await expect(reads.getByLabel("Read lease (ms)")).toHaveValue("800");
+  expect(errors).toEqual([]);
+});
+
+test("a follower answering a read from its own copy flashes on the ring", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto("/?scenario=reads/read-lease-local-reads");
+  const time = page.getByRole("slider", { name: "Time" });
+  await time.fill("1500000");
+  await time.blur();
+  const serving = page.locator(".ring-svg g.node.is-serving");
+  for (let i = 0; i < 200 && (await serving.count()) === 0; i++) await page.getByRole("button", { name: "Step", exact: true }).click();
+  await expect(serving.first()).toBeVisible();
+  await expect(serving.first().locator(".reads-flash")).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, "reads-ui-local-read-1920");
   expect(errors).toEqual([]);
 });

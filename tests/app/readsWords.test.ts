@@ -10,7 +10,7 @@ describe("the ring's words for leases for reads", () => {
     expect(readsLines({ role: "follower" })).toEqual([]);
     expect(readsLines({ role: "follower", reads: { ...none, heldUntil: 7_420_000, heldFrom: "n1" } })).toEqual(["read lease until 7.4 s"]);
     const leader = { ...none, leaderLeaseUntil: 3_250_000, holders: [{ node: "n2", until: 4_300_000, applied: 3 }], waitingOn: [{ node: "n2", until: 4_300_000 }] };
-    expect(readsLines({ role: "leader", reads: leader })).toEqual(["leader lease until 3.3 s", "write waits for n2", "its read lease ends 4.3 s"]);
+    expect(readsLines({ role: "leader", reads: leader })).toEqual(["leader lease until 3.3 s", "write waits for n2 to apply", "or its lease to end: 4.3 s"]);
     expect(readsLines({ role: "leader", reads: { ...leader, leaderLeaseUntil: null, waitingOn: [] } })).toEqual(["lent 1 read lease"]);
   });
 

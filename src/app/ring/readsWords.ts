@@ -18,8 +18,8 @@ export function readsLines(n: Pick<NodeView, "reads" | "role">): string[] {
     if (w.length > 0) {
       // Two short lines: the ring's nodes sit close, and a long line would run into a neighbour's.
       const last = Math.max(...w.map((x) => x.until));
-      out.push(`write waits for ${w.map((x) => x.node).join(", ")}`);
-      out.push(`${w.length === 1 ? "its read lease ends" : "their leases end"} ${formatInstant(last, 1)}`);
+      out.push(`write waits for ${w.map((x) => x.node).join(", ")} to apply`);
+      out.push(`or ${w.length === 1 ? "its lease" : "their leases"} to end: ${formatInstant(last, 1)}`);
     } else if (r.holders.length > 0 && r.leaderLeaseUntil === null) out.push(`lent ${r.holders.length} read ${r.holders.length === 1 ? "lease" : "leases"}`);
   }
   return out.slice(0, 3);
