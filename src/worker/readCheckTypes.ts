@@ -110,6 +110,8 @@ export interface ReadFiguresColumn {
   /** Reads answered by a follower under its read lease, by the leader under its lease; the rest went through a heartbeat round (ReadIndex). */
   readonly localReads: number;
   readonly leaderLeaseReads: number;
+  /** Reads refused or never answered (a server that could not confirm it leads answers none: safe, not available). */
+  readonly unansweredReads: number;
   /** Writes the leader held back for read-lease holders at least once. */
   readonly writeWaits: number;
 }

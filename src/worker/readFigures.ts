@@ -40,7 +40,8 @@ export function measureRun(scenario: Scenario, actions: readonly TimedAction[], 
     },
   });
   applyActionsTo(scratch, actions, 0, until);
-  const f = readWriteFigures(recorder.finish(scratch.seed).operations);
+  const ops = recorder.finish(scratch.seed).operations;
+  const f = readWriteFigures(ops);
   const c = scenarioConfig(scenario);
   const view = (x: typeof f.reads): LatencyView => ({ count: x.count, perSecond: x.perSecond, meanUs: x.meanUs, p99Us: x.p99Us });
   return {
@@ -50,6 +51,7 @@ export function measureRun(scenario: Scenario, actions: readonly TimedAction[], 
     reads: view(f.reads),
     writes: view(f.writes),
     localReads,
+    unansweredReads: ops.filter((o) => o.operation === "get" && o.outcome !== "ok").length,
     leaderLeaseReads,
     writeWaits: waited.size,
   };

@@ -21,6 +21,8 @@ describe("the Reads panel's figures", () => {
     expect(other?.current).toBe(false);
     expect(other?.mode).toBe("read-index");
     expect(other?.leaderLeaseReads).toBe(0);
+    // The cut-off old leader cannot confirm it leads: c1's reads there get no answer with ReadIndex, and stale ones with the lease.
+    expect(other?.unansweredReads).toBeGreaterThan(here?.unansweredReads ?? Number.POSITIVE_INFINITY);
     expect(other?.reads.count).toBeGreaterThan(0);
     // ReadIndex pays a heartbeat round per read: slower on average.
     expect(other?.reads.meanUs).toBeGreaterThan(here?.reads.meanUs ?? Number.POSITIVE_INFINITY);

@@ -40,6 +40,7 @@ const ROWS: readonly { label: string; cell: (c: ReadFiguresColumn) => string }[]
   { label: "Answered by a follower's read lease", cell: (c) => String(c.localReads) },
   { label: "Answered by the leader's lease alone", cell: (c) => String(c.leaderLeaseReads) },
   { label: "Confirmed by a heartbeat round", cell: (c) => String(Math.max(0, c.reads.count - c.localReads - c.leaderLeaseReads)) },
+  { label: "Reads refused or unanswered", cell: (c) => String(c.unansweredReads) },
   { label: "Writes acknowledged", cell: (c) => String(c.writes.count) },
   { label: "Write time, mean", cell: (c) => ms(c.writes.meanUs, c.writes.count) },
   { label: "Writes held for read-lease holders", cell: (c) => String(c.writeWaits) },
