@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leaseLeft, readsLines, servingLocally } from "../../src/app/ring/readsWords";
+import { leaseLeft, readsAnchor, readsLines, servingLocally } from "../../src/app/ring/readsWords";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import type { NodeReadsView } from "../../src/worker/readsView";
 
@@ -30,5 +30,11 @@ describe("the ring's words for leases for reads", () => {
     expect(servingLocally(f, [m("n2", "c1", "reply")], client)).toBe(true);
     expect(servingLocally(f, [m("n2", "n1", "append reply")], client)).toBe(false);
     expect(servingLocally({ ...f, reads: none }, [m("n2", "c1", "reply")], client)).toBe(false);
+  });
+
+  it("the lines run outwards from the ring's centre, so neighbours' lines do not meet", () => {
+    expect(readsAnchor(100, 282, 30)).toEqual({ anchor: "end", x: 30 });
+    expect(readsAnchor(400, 282, 30)).toEqual({ anchor: "start", x: -30 });
+    expect(readsAnchor(290, 282, 30)).toEqual({ anchor: "middle", x: 0 });
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { Box } from "../diagram/labels";
 import type { Pt, RingLayout } from "./geometry";
+import { readsAnchor } from "./readsWords";
 
 /** An axis-aligned box: top-left corner, width and height (the space-time diagram's). */
 export type { Box };
@@ -145,7 +146,9 @@ export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number
       const rl = reads?.get(id) ?? [];
       if (rl.length > 0) {
         const rw = Math.max(...rl.map((s) => textSize(s, FIXED_FONT.clock).w));
-        out.push({ x: p.x - rw / 2, y: p.y + L.nodeRadius + 12 + n * 16, w: rw, h: rl.length * 16 + 2 });
+        const at = readsAnchor(p.x, L.center.x, L.nodeRadius);
+        const left = at.anchor === "end" ? p.x + at.x - rw : at.anchor === "start" ? p.x + at.x : p.x - rw / 2;
+        out.push({ x: left, y: p.y + L.nodeRadius + 12 + n * 16, w: rw, h: rl.length * 16 + 2 });
         out.push({ x: p.x - L.nodeRadius - 16, y: p.y - L.nodeRadius, w: 20, h: 20 });
       }
     } else if (p.kind === "holder") {

@@ -11,7 +11,7 @@ import { nodeLabel, nodeState } from "../format";
 import { type NodeState, ROLE_COLOR, ROLE_GLYPH, textOn } from "../theme";
 import { clockText, driftText, type Place, pausedText, type RingLayout, timerFraction } from "./geometry";
 import { isSelected, type RingLayer, type RingMarks } from "./layer";
-import { readsLines, leaseLeft, servingLocally } from "./readsWords";
+import { leaseLeft, readsAnchor, readsLines, servingLocally } from "./readsWords";
 import { asButton } from "./ringPointer";
 import "./readsRing.css";
 
@@ -26,6 +26,7 @@ interface NodeDatum {
   /** Its leases for reads in words (readsWords.ts), and whether it is answering a read from its own copy now. */
   readonly reads: readonly string[];
   readonly serving: boolean;
+  readonly readsAt: { readonly anchor: "start" | "middle" | "end"; readonly x: number };
 }
 
 /** One datum for each node that has a place. */
@@ -44,7 +45,7 @@ function nodeData(v: SimView, L: RingLayout): NodeDatum[] {
       })
       .filter((x): x is { from: string; x: number; y: number } => x !== null);
     const isClient = (id: string): boolean => L.places.get(id)?.kind === "client";
-    data.push({ id: n.id, n, p, state: nodeState(n), r, votes, reads: readsLines(n), serving: servingLocally(n, v.messages, isClient) });
+    data.push({ id: n.id, n, p, state: nodeState(n), r, votes, reads: readsLines(n), serving: servingLocally(n, v.messages, isClient), readsAt: readsAnchor(p.x, L.center.x, r) });
   }
   return data;
 }
@@ -161,18 +162,24 @@ function paintReads(upd: G<NodeDatum>): void {
   const below = (d: NodeDatum): number => d.r + 21 + 16 * (1 + (d.n.status !== "up" || !d.n.member ? 1 : 0) + (d.n.driftPpm !== 0 ? 1 : 0));
   upd
     .select<SVGTextElement>(".reads-a")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", below)
     .each(function (d) {
       setText(this, d.reads[0] ?? "");
     });
   upd
     .select<SVGTextElement>(".reads-b")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", (d) => below(d) + 16)
     .each(function (d) {
       setText(this, d.reads[1] ?? "");
     });
   upd
     .select<SVGTextElement>(".reads-c")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", (d) => below(d) + 32)
     .each(function (d) {
       setText(this, d.reads[2] ?? "");
@@ -210,7 +217,7 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
         (d) =>
           `${d.p.x},${d.p.y},${d.r}|${d.state}|${d.n.status}|${d.n.member}|${d.n.term}|${d.n.driftPpm}|${timerFraction(d.n, v.now) !== null}|` +
           `${isSelected(sel, "node", d.id)}|${sel.highlight.includes(d.id)}|${d.votes.map((x) => `${x.from}@${x.x},${x.y}`).join(";")}|` +
-          `${d.reads.join(";")}|${d.serving}`,
+          `${d.reads.join(";")}|${d.serving}|${d.readsAt.anchor}`,
       );
       timerArcs = nodeSel.select<SVGPathElement>(".timer-arc");
       readsArcs = nodeSel.select<SVGPathElement>(".reads-arc");

@@ -54,3 +54,14 @@ export function servingLocally(n: Pick<NodeView, "id" | "role" | "reads">, messa
   if (n.role === "leader" || n.reads?.heldUntil == null) return false;
   return messages.some((m) => m.from === n.id && m.label === "reply" && isClient(m.to));
 }
+
+/**
+ * Where a node's reads lines sit: a node left of the ring's centre has them end at its right
+ * rim (running outwards, to the left), one to the right starts them at its left rim, one in
+ * the middle centres them. So two neighbours' lines never run into each other.
+ */
+export function readsAnchor(nodeX: number, centerX: number, r: number): { anchor: "start" | "middle" | "end"; x: number } {
+  if (nodeX < centerX - r) return { anchor: "end", x: r };
+  if (nodeX > centerX + r) return { anchor: "start", x: -r };
+  return { anchor: "middle", x: 0 };
+}
