@@ -33,8 +33,11 @@ describe("the ring's words for leases for reads", () => {
   });
 
   it("the lines run outwards from the ring's centre, so neighbours' lines do not meet", () => {
-    expect(readsAnchor(100, 282, 30)).toEqual({ anchor: "end", x: 30 });
-    expect(readsAnchor(400, 282, 30)).toEqual({ anchor: "start", x: -30 });
-    expect(readsAnchor(290, 282, 30)).toEqual({ anchor: "middle", x: 0 });
+    const c = { x: 282, y: 250 };
+    expect(readsAnchor({ x: 200, y: 400 }, c, 30)).toEqual({ anchor: "end", x: 30 });
+    expect(readsAnchor({ x: 360, y: 400 }, c, 30)).toEqual({ anchor: "start", x: -30 });
+    expect(readsAnchor({ x: 290, y: 400 }, c, 30)).toEqual({ anchor: "middle", x: 0 });
+    // The upper half keeps them centred (the storage sits to the right of the upper-right node).
+    expect(readsAnchor({ x: 420, y: 200 }, c, 30)).toEqual({ anchor: "middle", x: 0 });
   });
 });

@@ -146,7 +146,7 @@ export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number
       const rl = reads?.get(id) ?? [];
       if (rl.length > 0) {
         const rw = Math.max(...rl.map((s) => textSize(s, FIXED_FONT.clock).w));
-        const at = readsAnchor(p.x, L.center.x, L.nodeRadius);
+        const at = readsAnchor(p, L.center, L.nodeRadius);
         const left = at.anchor === "end" ? p.x + at.x - rw : at.anchor === "start" ? p.x + at.x : p.x - rw / 2;
         out.push({ x: left, y: p.y + L.nodeRadius + 12 + n * 16, w: rw, h: rl.length * 16 + 2 });
         out.push({ x: p.x - L.nodeRadius - 16, y: p.y - L.nodeRadius, w: 20, h: 20 });

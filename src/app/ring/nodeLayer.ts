@@ -45,7 +45,7 @@ function nodeData(v: SimView, L: RingLayout): NodeDatum[] {
       })
       .filter((x): x is { from: string; x: number; y: number } => x !== null);
     const isClient = (id: string): boolean => L.places.get(id)?.kind === "client";
-    data.push({ id: n.id, n, p, state: nodeState(n), r, votes, reads: readsLines(n), serving: servingLocally(n, v.messages, isClient), readsAt: readsAnchor(p.x, L.center.x, r) });
+    data.push({ id: n.id, n, p, state: nodeState(n), r, votes, reads: readsLines(n), serving: servingLocally(n, v.messages, isClient), readsAt: readsAnchor(p, L.center, r) });
   }
   return data;
 }

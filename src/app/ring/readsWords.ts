@@ -56,12 +56,15 @@ export function servingLocally(n: Pick<NodeView, "id" | "role" | "reads">, messa
 }
 
 /**
- * Where a node's reads lines sit: a node left of the ring's centre has them end at its right
- * rim (running outwards, to the left), one to the right starts them at its left rim, one in
- * the middle centres them. So two neighbours' lines never run into each other.
+ * Where a node's reads lines sit: centred under it, except in the ring's lower half, where
+ * neighbours sit side by side (the bottom two of five): there a node left of the centre has
+ * them end at its right rim (running outwards, to the left), one to the right starts them at
+ * its left rim. So two neighbours' lines never run into each other, and the upper nodes'
+ * lines stay clear of the storage at the right.
  */
-export function readsAnchor(nodeX: number, centerX: number, r: number): { anchor: "start" | "middle" | "end"; x: number } {
-  if (nodeX < centerX - r) return { anchor: "end", x: r };
-  if (nodeX > centerX + r) return { anchor: "start", x: -r };
+export function readsAnchor(node: { x: number; y: number }, center: { x: number; y: number }, r: number): { anchor: "start" | "middle" | "end"; x: number } {
+  if (node.y <= center.y) return { anchor: "middle", x: 0 };
+  if (node.x < center.x - r) return { anchor: "end", x: r };
+  if (node.x > center.x + r) return { anchor: "start", x: -r };
   return { anchor: "middle", x: 0 };
 }
