@@ -173,7 +173,8 @@ function viewIntake(set: SetLab, get: GetLab): (live: SimView) => void {
       events: appendEvents(sameEpoch ? st.events : [], fresh),
       diagramMessages: appendBounded(sameEpoch ? st.diagramMessages : [], freshMessages, DIAGRAM_MESSAGE_LIMIT),
       diagramMarks: appendBounded(sameEpoch ? st.diagramMarks : [], freshMarks, DIAGRAM_MARK_LIMIT),
-      ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null }),
+      // A new run: the figures measured were another run's.
+      ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null, readFigures: null }),
     });
   };
 }
