@@ -121,6 +121,23 @@ test("Settings: the leader's lease and two read-lease followers, shown on the ri
   await expect(page.locator(".ring-legend")).toContainText("a lease for reads");
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await shot(page, "reads-ui-settings-ring-1920");
+  // The trade-off of read leases: the same run with 0, 2 and 4 read-lease followers.
+  const panel = page.locator(".read-check-panel");
+  await panel.getByRole("button", { name: "Compare 0, 2, 4 read-lease followers" }).click();
+  const table = panel.getByRole("table", { name: /^Reads and writes up to/ });
+  await expect(table.getByRole("columnheader")).toHaveText([
+    /^From 0 to/,
+    "Same run: no read-lease followers",
+    "This run: 2 read-lease followers",
+    "Same run: 4 read-lease followers",
+  ]);
+  await expect(table.getByRole("row", { name: /Answered by a follower's read lease/ }).getByRole("cell").first()).toHaveText("0");
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-holders-1920");
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "reads-ui-holders-1280");
+  await page.setViewportSize({ width: 1920, height: 1080 });
   // The run's settings say so when the dialog opens again.
   await page.getByRole("button", { name: "Settings…" }).click();
   await expect(reads.getByLabel("Reads at the leader")).toHaveValue("leader-lease");

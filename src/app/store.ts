@@ -87,7 +87,7 @@ export interface LabState {
   /** "Measure" in the Reads panel: the request asked last, and its answer once it came (null: still measuring); null before any. */
   readonly readFigures: { readonly requestId: number; readonly compare: boolean; readonly result: ReadFiguresResult | null } | null;
   /** Asks the worker for the run's read and write figures up to the cursor; with `compare`, also the same run read the other way. */
-  readonly measureReads: (compare: boolean) => void;
+  readonly measureReads: (compare: boolean, holders?: boolean) => void;
 }
 
 export interface ExportResult {
@@ -285,10 +285,10 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
         get().send({ type: "check-reads", requestId: readCheckId });
       },
       closeReadCheck: () => set({ readCheck: null }),
-      measureReads: (compare) => {
+      measureReads: (compare, holders = false) => {
         readCheckId++;
         set({ readFigures: { requestId: readCheckId, compare, result: null } });
-        get().send({ type: "measure-reads", requestId: readCheckId, compare });
+        get().send({ type: "measure-reads", requestId: readCheckId, compare, holders });
       },
     };
   });

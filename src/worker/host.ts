@@ -25,7 +25,7 @@ import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
 import { branchHistory, checkReads } from "./readCheck";
-import { measureReads, withReads } from "./readFigures";
+import { measureHolders, measureReads, withReads } from "./readFigures";
 import type { ReadCheckResult, ReadFiguresResult, ReadsMode } from "./readCheckTypes";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
@@ -242,16 +242,18 @@ export class SimHost {
         this.env.post({ type: "read-check", requestId: msg.requestId, result: this.checkReads() });
         return;
       case "measure-reads":
-        this.env.post({ type: "read-figures", requestId: msg.requestId, result: this.measureReads(msg.compare) });
+        this.env.post({ type: "read-figures", requestId: msg.requestId, result: this.measureReads(msg.compare, msg.holders === true) });
         return;
     }
   }
 
   /** "Measure" in the Reads panel: the figures of the current branch up to the cursor, and with `compare` the other way of reading's. */
-  private measureReads(compare: boolean): ReadFiguresResult {
+  private measureReads(compare: boolean, holders: boolean): ReadFiguresResult {
     const tl = this.requireTimeline();
+    const sc = this.scenario as Scenario;
     try {
-      return { kind: "ok", untilUs: tl.now, columns: measureReads(this.scenario as Scenario, tl.actions, tl.now, compare) };
+      const columns = holders ? measureHolders(sc, tl.actions, tl.now) : measureReads(sc, tl.actions, tl.now, compare);
+      return { kind: "ok", untilUs: tl.now, columns };
     } catch (e) {
       return { kind: "error", untilUs: tl.now, message: e instanceof Error ? e.message : String(e) };
     }

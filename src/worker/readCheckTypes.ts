@@ -86,6 +86,8 @@ export interface ReadFiguresRequest {
   readonly type: "measure-reads";
   readonly requestId: number;
   readonly compare: boolean;
+  /** Instead: the same run with 0, 2 and 4 read-lease followers (as many as the cluster has), the trade-off of read leases. */
+  readonly holders?: boolean;
 }
 
 /** How the leader confirms reads (the scenario's `cluster.reads`). */

@@ -57,6 +57,20 @@ export function measureRun(scenario: Scenario, actions: readonly TimedAction[], 
   };
 }
 
+/** The scenario with this many read-lease followers (and without its expectations). */
+export function withHolders(scenario: Scenario, followers: number): Scenario {
+  return { ...scenario, cluster: { ...scenario.cluster, readLeaseFollowers: followers }, expect: [] };
+}
+
+/** The same run with 0, 2 and 4 read-lease followers (at most the cluster's followers), the current count marked. */
+export function measureHolders(scenario: Scenario, actions: readonly TimedAction[], until: number): ReadFiguresColumn[] {
+  const c = scenarioConfig(scenario);
+  const counts = [...new Set([0, 2, 4].map((k) => Math.min(k, c.nodes - 1)))];
+  return counts.map((k) =>
+    k === c.raft.readLeaseFollowers ? measureRun(scenario, actions, until, true) : measureRun(withHolders(scenario, k), actions, until, false),
+  );
+}
+
 /** The current run's column, and with `compare` the other mode's (same seed and actions). */
 export function measureReads(scenario: Scenario, actions: readonly TimedAction[], until: number, compare: boolean): ReadFiguresColumn[] {
   const here = measureRun(scenario, actions, until, true);

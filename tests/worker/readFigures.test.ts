@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { scenarioActions, scenarioConfig } from "../../src/core/scenario/runner";
 import { parseScenario } from "../../src/core/scenario/schema";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
-import { measureReads, otherMode, withReads } from "../../src/worker/readFigures";
+import { measureHolders, measureReads, otherMode, withReads } from "../../src/worker/readFigures";
 import { scenarioFromSettings, settingsFromScenario } from "../../src/worker/settings";
 import { fakeHost } from "../support/host";
 import { loadScenario } from "../support/scenarios";
@@ -36,6 +36,21 @@ describe("the Reads panel's figures", () => {
     expect(only?.localReads).toBeGreaterThan(0);
     expect(only?.writeWaits).toBeGreaterThan(0);
     expect(only?.readLeaseFollowers).toBe(2);
+  });
+
+  it("the same run with 0, 2 and 4 read-lease followers: more local reads, slower writes", () => {
+    const r = parseScenario({ seed: 3, duration: "6s", cluster: { nodes: 5, readLeaseFollowers: 2 }, clients: { count: 4, workload: "random" } });
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    const cols = measureHolders(r.scenario, [], 5 * S);
+    expect(cols.map((c) => [c.readLeaseFollowers, c.current])).toEqual([
+      [0, false],
+      [2, true],
+      [4, false],
+    ]);
+    const [none, two, four] = cols;
+    expect(none?.localReads).toBe(0);
+    expect(four?.localReads).toBeGreaterThan(two?.localReads ?? Number.POSITIVE_INFINITY);
+    expect(four?.writes.meanUs).toBeGreaterThan(none?.writes.meanUs ?? Number.POSITIVE_INFINITY);
   });
 
   it("withReads swaps the mode and drops the file's expectations (written for its own mode)", () => {

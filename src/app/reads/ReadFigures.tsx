@@ -46,9 +46,12 @@ const ROWS: readonly { label: string; cell: (c: ReadFiguresColumn) => string }[]
   { label: "Writes held for read-lease holders", cell: (c) => String(c.writeWaits) },
 ];
 
-function heading(c: ReadFiguresColumn): string {
-  const holders = c.readLeaseFollowers > 0 ? `, ${c.readLeaseFollowers} read-lease ${c.readLeaseFollowers === 1 ? "follower" : "followers"}` : "";
-  return `${c.current ? "This run" : "Same run"}: ${modeName(c.mode)}${holders}`;
+/** A column's heading: the way of reading, or (when the columns differ in them) the read-lease followers. */
+export function heading(c: ReadFiguresColumn, byHolders = false): string {
+  const k = c.readLeaseFollowers;
+  const which = c.current ? "This run" : "Same run";
+  if (byHolders) return `${which}: ${k === 0 ? "no" : k} read-lease ${k === 1 ? "follower" : "followers"}`;
+  return `${which}: ${modeName(c.mode)}${k > 0 ? `, ${k} read-lease ${k === 1 ? "follower" : "followers"}` : ""}`;
 }
 
 /** The figures part of the Reads panel. */
@@ -68,6 +71,9 @@ export function ReadFigures() {
         <button type="button" onClick={() => measure(true)}>
           Compare with {modeName(other)}
         </button>
+        <button type="button" onClick={() => measure(false, true)}>
+          Compare 0, 2, 4 read-lease followers
+        </button>
         <button type="button" onClick={() => send({ type: "restart", reads: other })}>
           Run again with {modeName(other)}
         </button>
@@ -81,7 +87,7 @@ export function ReadFigures() {
               <th scope="col">From 0 to {formatInstant(result.untilUs, 1)}</th>
               {result.columns.map((c) => (
                 <th scope="col" key={`${c.mode}-${c.current}`}>
-                  {heading(c)}
+                  {heading(c, new Set(result.columns.map((x) => x.readLeaseFollowers)).size > 1)}
                 </th>
               ))}
             </tr>
