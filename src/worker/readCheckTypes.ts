@@ -109,7 +109,7 @@ export interface ReadFiguresColumn {
   readonly current: boolean;
   readonly reads: LatencyView;
   readonly writes: LatencyView;
-  /** Reads answered by a follower under its read lease, by the leader under its lease; the rest went through a heartbeat round (ReadIndex). */
+  /** Answered reads (as counted in `reads`) that a follower answered under its read lease, or the leader under its lease; the rest went through a heartbeat round (ReadIndex). */
   readonly localReads: number;
   readonly leaderLeaseReads: number;
   /** Reads refused or never answered (a server that could not confirm it leads answers none: safe, not available). */

@@ -27,20 +27,21 @@ export function withReads(scenario: Scenario, mode: ReadsMode): Scenario {
 /** The figures of one replay of `scenario` with `actions`, from time zero up to `until`. */
 export function measureRun(scenario: Scenario, actions: readonly TimedAction[], until: number, current: boolean): ReadFiguresColumn {
   const recorder = new HistoryRecorder();
-  let localReads = 0;
-  let leaderLeaseReads = 0;
+  // The reads a lease answered, by client and request: counted once the client has the answer (as the history counts them).
+  const byLease = new Map<string, "local" | "leader-lease">();
   const waited = new Set<number>();
   const scratch = buildSimulation(scenario, {
     onTrace: (e) => {
       recorder.observe(e);
-      if (e.kind === "lease-read") {
-        if (e.via === "local") localReads++;
-        else leaderLeaseReads++;
-      } else if (e.kind === "write-wait" && e.waitingOn.length > 0) waited.add(e.index);
+      if (e.kind === "lease-read") byLease.set(`${e.client}#${e.seq}`, e.via);
+      else if (e.kind === "write-wait" && e.waitingOn.length > 0) waited.add(e.index);
     },
   });
   applyActionsTo(scratch, actions, 0, until);
   const ops = recorder.finish(scratch.seed).operations;
+  const answered = ops.filter((o) => o.operation === "get" && o.outcome === "ok").map((o) => byLease.get(`${o.client}#${o.seq}`));
+  const localReads = answered.filter((v) => v === "local").length;
+  const leaderLeaseReads = answered.filter((v) => v === "leader-lease").length;
   const f = readWriteFigures(ops);
   const c = scenarioConfig(scenario);
   const view = (x: typeof f.reads): LatencyView => ({ count: x.count, perSecond: x.perSecond, meanUs: x.meanUs, p99Us: x.p99Us });

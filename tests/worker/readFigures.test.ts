@@ -50,6 +50,8 @@ describe("the Reads panel's figures", () => {
     const [none, two, four] = cols;
     expect(none?.localReads).toBe(0);
     expect(four?.localReads).toBeGreaterThan(two?.localReads ?? Number.POSITIVE_INFINITY);
+    // Counted among the reads answered, never beyond them.
+    for (const c of cols) expect(c.localReads + c.leaderLeaseReads).toBeLessThanOrEqual(c.reads.count);
     expect(four?.writes.meanUs).toBeGreaterThan(none?.writes.meanUs ?? Number.POSITIVE_INFINITY);
   });
 
