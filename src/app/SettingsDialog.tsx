@@ -8,8 +8,9 @@ import { useLab, useLabStore } from "./store";
 import { startRun, useUi } from "./ui";
 import { trapTab } from "./focusTrap";
 import { knobProblem, NUMBER_KNOBS } from "./leaseKnobs";
+import { type ReadsDraft, type ReadsKey, ReadsPolicy, readsDraftOf, readsFromDraft } from "./ReadsSettings";
 
-type Draft = Record<keyof TimingSettings | "seed" | "nodes" | "spares" | "holders" | "clients", string>;
+type Draft = Record<Exclude<keyof TimingSettings, ReadsKey> | "seed" | "nodes" | "spares" | "holders" | "clients", string> & ReadsDraft;
 
 function draftOf(s: RunSettings): Draft {
   const t = s.timing;
@@ -33,13 +34,14 @@ function draftOf(s: RunSettings): Draft {
     driftMarginPpm: String(t.driftMarginPpm),
     expirySlackFactor: String(t.expirySlackFactor),
     poolSize: String(t.poolSize),
+    ...readsDraftOf(t),
   };
 }
 
 /** A draft -> settings, or the problems with it in words. */
 export function settingsFromDraft(d: Draft, base: RunSettings): { settings: RunSettings | null; problems: string[] } {
   const problems: string[] = [];
-  const num = (key: keyof Draft, label: string): number => {
+  const num = (key: Exclude<keyof Draft, ReadsKey>, label: string): number => {
     const raw = d[key].trim();
     const n = Number(raw);
     if (raw === "" || !Number.isFinite(n)) {
@@ -78,7 +80,7 @@ export function settingsFromDraft(d: Draft, base: RunSettings): { settings: RunS
     const bad = d[k.key].trim() === "" || !Number.isFinite(n) ? null : knobProblem(k, n);
     if (bad !== null) problems.push(`${k.label} ${bad}.`);
   }
-  Object.assign(timing, knobs);
+  Object.assign(timing, knobs, readsFromDraft(d, problems));
   const settings: RunSettings = {
     ...base,
     seed,
@@ -205,6 +207,7 @@ export function SettingsDialog() {
           <Field label="Grace period (ms)" value={draft.gracePeriodMs} onChange={set("gracePeriodMs")} hint="Chubby-style; 0 for none" />
         </div>
         <LeasePolicy draft={draft} set={set} />
+        <ReadsPolicy draft={draft} set={set} />
         {problems.length > 0 && (
           <ul className="field-error" role="alert" aria-label="Problems with these settings">
             {problems.map((p) => (

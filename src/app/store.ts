@@ -24,7 +24,7 @@ import {
   type SimView,
   type ToWorker,
 } from "../worker/protocol";
-import type { ReadCheckResult } from "../worker/readCheckTypes";
+import type { ReadCheckResult, ReadFiguresResult } from "../worker/readCheckTypes";
 
 /** What the inspector shows: a node, a holder, the storage, or a message in flight. */
 export type Selection = InspectTarget | null;
@@ -84,6 +84,10 @@ export interface LabState {
   /** Asks the worker to check the reads of the current branch up to the cursor (readCheck then holds the answer). */
   readonly checkReads: () => void;
   readonly closeReadCheck: () => void;
+  /** "Measure" in the Reads panel: the request asked last, and its answer once it came (null: still measuring); null before any. */
+  readonly readFigures: { readonly requestId: number; readonly compare: boolean; readonly result: ReadFiguresResult | null } | null;
+  /** Asks the worker for the run's read and write figures up to the cursor; with `compare`, also the same run read the other way. */
+  readonly measureReads: (compare: boolean, holders?: boolean) => void;
 }
 
 export interface ExportResult {
@@ -169,7 +173,8 @@ function viewIntake(set: SetLab, get: GetLab): (live: SimView) => void {
       events: appendEvents(sameEpoch ? st.events : [], fresh),
       diagramMessages: appendBounded(sameEpoch ? st.diagramMessages : [], freshMessages, DIAGRAM_MESSAGE_LIMIT),
       diagramMarks: appendBounded(sameEpoch ? st.diagramMarks : [], freshMarks, DIAGRAM_MARK_LIMIT),
-      ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null }),
+      // A new run: the figures measured were another run's.
+      ...(sameRun ? {} : { selected: null, inspection: null, highlight: NONE, hover: null, focusMessage: null, readFigures: null }),
     });
   };
 }
@@ -238,6 +243,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       notices: [],
       error: null,
       readCheck: null,
+      readFigures: null,
       cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
       send: () => {},
       receive: (msg) => {
@@ -253,6 +259,9 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
             return;
           case "inspection":
             set({ inspection: { target: msg.target, title: msg.title, text: msg.text } });
+            return;
+          case "read-figures":
+            if (get().readFigures?.requestId === msg.requestId) set({ readFigures: { ...(get().readFigures as NonNullable<LabState["readFigures"]>), result: msg.result } });
             return;
           case "read-check":
             // Only the answer to the request shown (a closed or newer check drops an older answer).
@@ -276,6 +285,11 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
         get().send({ type: "check-reads", requestId: readCheckId });
       },
       closeReadCheck: () => set({ readCheck: null }),
+      measureReads: (compare, holders = false) => {
+        readCheckId++;
+        set({ readFigures: { requestId: readCheckId, compare, result: null } });
+        get().send({ type: "measure-reads", requestId: readCheckId, compare, holders });
+      },
     };
   });
 }

@@ -25,7 +25,8 @@ import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
 import { branchHistory, checkReads } from "./readCheck";
-import type { ReadCheckResult } from "./readCheckTypes";
+import { measureHolders, measureReads, withReads } from "./readFigures";
+import type { ReadCheckResult, ReadFiguresResult, ReadsMode } from "./readCheckTypes";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
@@ -100,7 +101,7 @@ export class SimHost {
 
   handle(msg: ToWorker): void {
     // Inspecting, hiding and exporting change nothing the view shows; everything else does (and ends "what the last Step did").
-    const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export" && msg.type !== "check-reads";
+    const changes = msg.type !== "inspect" && msg.type !== "hidden" && msg.type !== "export" && msg.type !== "check-reads" && msg.type !== "measure-reads";
     if (changes) {
       this.lastStep = [];
       this.lastStepBack = false;
@@ -127,17 +128,9 @@ export class SimHost {
         }
         return;
       }
-      case "restart": {
-        if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
-        if (this.lesson !== null) {
-          this.startLesson(this.settings, this.lesson.lesson, 0);
-          return;
-        }
-        const settings = { ...this.settings, speed: this.speed, autoplay: true };
-        // An opened file or link starts again with its own actions, from time zero.
-        this.start(settings, this.imported ? this.scenario : undefined, 0);
+      case "restart":
+        this.restart(msg.reads);
         return;
-      }
       case "play":
         this.gate.toNext = false;
         this.play();
@@ -248,6 +241,37 @@ export class SimHost {
       case "check-reads":
         this.env.post({ type: "read-check", requestId: msg.requestId, result: this.checkReads() });
         return;
+      case "measure-reads":
+        this.env.post({ type: "read-figures", requestId: msg.requestId, result: this.measureReads(msg.compare, msg.holders === true) });
+        return;
+    }
+  }
+
+  /** "Measure" in the Reads panel: the figures of the current branch up to the cursor, and with `compare` the other way of reading's. */
+  private measureReads(compare: boolean, holders: boolean): ReadFiguresResult {
+    const tl = this.requireTimeline();
+    const sc = this.scenario as Scenario;
+    try {
+      const columns = holders ? measureHolders(sc, tl.actions, tl.now) : measureReads(sc, tl.actions, tl.now, compare);
+      return { kind: "ok", untilUs: tl.now, columns };
+    } catch (e) {
+      return { kind: "error", untilUs: tl.now, message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /** The run again from time zero (seed and actions); with `reads`, the leader confirming reads that way. */
+  private restart(reads: ReadsMode | undefined): void {
+    if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
+    if (this.lesson !== null) {
+      this.startLesson(this.settings, this.lesson.lesson, 0);
+      return;
+    }
+    const settings = { ...this.settings, speed: this.speed, autoplay: true };
+    // An opened file or link starts again with its own actions, from time zero.
+    if (reads === undefined) this.start(settings, this.imported ? this.scenario : undefined, 0);
+    else {
+      const read = { ...settings, timing: { ...settings.timing, reads } };
+      this.start(read, this.imported ? withReads(this.scenario, reads) : undefined, 0);
     }
   }
 

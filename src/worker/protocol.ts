@@ -9,16 +9,31 @@
  * expiry), the worker has already mapped its local reading onto virtual time, so the
  * page can draw everything on one axis.
  */
-import type { Role } from "../core/raft/types";
-import type { ClockState } from "../core/sim/clock";
 import type { Lesson } from "../core/lesson/schema";
 import type { Scenario } from "../core/scenario/schema";
-import type { Action, ProcStatus } from "../core/sim/sim";
+import type { Action } from "../core/sim/sim";
 import type { HolderView } from "./holderView";
 import type { Moment, PauseKind } from "./moments";
+import type { CheckerView, DropView, LeaseRowView, MessageView, NetworkView, NodeView, StorageView, ViolationView } from "./viewTypes";
 
 export type { HolderStatus, HolderView } from "./holderView";
 export type { Moment, MomentKind, PauseKind } from "./moments";
+export type {
+  EntryKind,
+  EntryView,
+  ProgressView,
+  NodeView,
+  LeaseSpan,
+  LeaseMark,
+  LeaseRowView,
+  StorageWriteView,
+  StorageView,
+  MessageView,
+  DropView,
+  NetworkView,
+  CheckerView,
+  ViolationView,
+} from "./viewTypes";
 
 /** What a run is made of. Everything else comes from defaultConfig(). */
 export interface RunSettings {
@@ -59,6 +74,13 @@ export interface TimingSettings {
   readonly expirySlackFactor: number;
   /** The provider's pool: at most this many leases granted at once (0: no limit). */
   readonly poolSize: number;
+  /** How the leader confirms a read: a heartbeat round each (ReadIndex) or its lease (docs/reads.md). Absent: the default. */
+  readonly reads?: import("./readCheckTypes").ReadsMode;
+  /** The clock drift both leases for reads allow for (ppm). Absent: the default. */
+  readonly leaseDriftBoundPpm?: number;
+  /** Followers the leader lends read leases to (0: none), and for how long. Absent: the defaults. */
+  readonly readLeaseFollowers?: number;
+  readonly readLeaseMs?: number;
 }
 
 /** Something the page can ask the worker to describe in full. */
@@ -84,6 +106,7 @@ export interface ClientView {
 export type ExportKind = "scenario" | "trace" | "history";
 
 export type ToWorker = import("./readCheckTypes").ReadCheckRequest
+  | import("./readCheckTypes").ReadFiguresRequest
   /**
    * Builds a fresh simulation (replacing any previous one). With `scenario` (an imported
    * file or a share link) the scenario is the authority for every setting and brings the
@@ -112,7 +135,11 @@ export type ToWorker = import("./readCheckTypes").ReadCheckRequest
   | { readonly type: "lesson-explore" }
   | { readonly type: "lesson-return" }
   /** Starts the current run again from its beginning: its settings and the actions it was opened with (a file's or a link's); branches are dropped. */
-  | { readonly type: "restart" }
+  | {
+      readonly type: "restart";
+      /** Restarts it with the leader confirming reads this way (the same seed and actions; an opened file's expectations are dropped). */
+      readonly reads?: import("./readCheckTypes").ReadsMode;
+    }
   | { readonly type: "play" }
   | { readonly type: "pause" }
   /** Pauses, then processes exactly one event. */
@@ -232,205 +259,6 @@ export interface DiagramMark {
   readonly label: string;
   /** A problem (rejection, violation, lost lease): drawn in the warning colour. */
   readonly bad: boolean;
-}
-
-/**
- * What a log entry does, for the log grid's glyph and colour: a lease grant (its log index
- * is the fencing token if the grant is fresh), a revoke (release), the leader's expiry of a
- * lease, the end of a lock-delay (free), a TTL checkpoint, a key-value write, a new leader's
- * no-op, a configuration change.
- */
-export type EntryKind = "grant" | "revoke" | "expire" | "free" | "checkpoint" | "put" | "noop" | "config";
-
-/** One log entry as drawn in the log grid. */
-export interface EntryView {
-  readonly index: number;
-  readonly term: number;
-  /** Short label: "noop", "put k2", "grant lock h1", "expire lock", ... */
-  readonly label: string;
-  readonly kind: EntryKind;
-}
-
-export interface ProgressView {
-  readonly peer: string;
-  readonly next: number;
-  readonly match: number;
-}
-
-export interface NodeView {
-  readonly id: string;
-  readonly status: ProcStatus;
-  /** null while the node is down (it has no volatile state). */
-  readonly role: Role | null;
-  /** The persisted term (survives a crash). */
-  readonly term: number;
-  /** In the cluster's configuration (SimView.config): a voter. A spare or removed server is not. */
-  readonly member: boolean;
-  /** null while the node is down (the commit index is volatile). */
-  readonly commitIndex: number | null;
-  /** Index of the last entry in the persisted log. */
-  readonly lastIndex: number;
-  /** The first index still in the log: the entries before it are compacted into the snapshot (1 without one). */
-  readonly firstIndex: number;
-  /** The last index the node's snapshot covers (0: no snapshot yet). */
-  readonly snapshotIndex: number;
-  readonly votedFor: string | null;
-  /** Who the node believes leads (null: nobody known, or down). */
-  readonly leaderHint: string | null;
-  /** Peers that granted this (pre-)candidate a vote in its current round. */
-  readonly votesFrom: readonly string[];
-  /** When the election timer fires (virtual µs); null for a leader or a down node. */
-  readonly electionTimerAt: number | null;
-  /** When the election timer was last started (virtual µs), for drawing the arc. */
-  readonly electionTimerFrom: number | null;
-  /**
-   * The node's local clock: at virtual time t it reads localTime(clock, t) (core/sim/clock.ts,
-   * the one conversion). A clock, not a reading, so the view stays the same while nothing else changes.
-   */
-  readonly clock: ClockState;
-  readonly driftPpm: number;
-  /** While paused: when it wakes (virtual µs). */
-  readonly pausedUntil: number | null;
-  /** Entries in the shared log window (see SimView.logWindow), oldest first. */
-  readonly entries: readonly EntryView[];
-  /** On the leader: next and match index per follower. Empty otherwise. */
-  readonly progress: readonly ProgressView[];
-}
-
-/** One interval on the lease timeline. */
-export interface LeaseSpan {
-  readonly holder: string;
-  readonly token: number;
-  readonly from: number;
-  /** null: still open (draw up to `until`, or now). */
-  readonly to: number | null;
-  /** How it ended: "expire", "revoke", "lost", "released", "crash", or null while open. */
-  readonly end: string | null;
-}
-
-/** A point on the lease timeline. */
-export interface LeaseMark {
-  readonly t: number;
-  /** Jeopardy, grace, grace-renewed (a renewal that came back during grace) and lost are the holder's; the rest the leader's. */
-  readonly kind:
-    | "grant"
-    | "deny"
-    | "refresh"
-    | "refresh-denied"
-    | "expiring"
-    | "expire"
-    | "revoke"
-    | "extended"
-    | "jeopardy"
-    | "grace"
-    | "grace-renewed"
-    | "lost";
-  readonly holder: string | null;
-  readonly token: number;
-}
-
-export interface LeaseRowView {
-  readonly name: string;
-  /** Committed state, as applied by the leader (or the most advanced up node). */
-  readonly state: "held" | "delayed" | "free";
-  readonly holder: string | null;
-  readonly token: number;
-  readonly ttlMs: number;
-  readonly transitions: number;
-  readonly keys: readonly string[];
-  /** The leader's expiry for the current grant, on virtual time; null when no leader times it. */
-  readonly leaderExpiresAt: number | null;
-  readonly leaderId: string | null;
-  /** The leader's view: one span per grant (recent ones). */
-  readonly leaderSpans: readonly LeaseSpan[];
-  /** Each holder's own view: when it believed it held the lease (recent ones). */
-  readonly holderSpans: readonly LeaseSpan[];
-  readonly marks: readonly LeaseMark[];
-}
-
-export interface StorageWriteView {
-  /** Virtual time the storage handled it. */
-  readonly t: number;
-  readonly holder: string;
-  readonly resource: string;
-  readonly token: number;
-  readonly accepted: boolean;
-  /** Why it was rejected, in words, or null. */
-  readonly reason: string | null;
-  readonly highestAfter: number;
-  readonly fencing: boolean;
-}
-
-export interface StorageView {
-  readonly id: string;
-  readonly status: ProcStatus;
-  readonly fencing: boolean;
-  readonly resources: readonly { readonly resource: string; readonly highest: number; readonly value: string | null }[];
-  /** The most recent writes, newest last. */
-  readonly writes: readonly StorageWriteView[];
-  readonly accepted: number;
-  readonly rejected: number;
-}
-
-/** A message on the wire (or arrived and waiting in a paused process's inbox). */
-export interface MessageView {
-  readonly id: number;
-  readonly from: string;
-  readonly to: string;
-  readonly sentAt: number;
-  readonly deliverAt: number;
-  /** "vote", "pre-vote", "vote reply", "append", "heartbeat", "append reply", "grant", "refresh", "write", ... */
-  readonly label: string;
-  /** One line: the interesting fields. */
-  readonly detail: string;
-  /** Decided at send time: it will be lost or blocked on the way. */
-  readonly fate: "ok" | "loss" | "partition" | "cut";
-  readonly dup: boolean;
-  /** Arrived at a paused process and waits there. */
-  readonly queued: boolean;
-}
-
-/** A message that was dropped recently (drawn as lost for a moment). */
-export interface DropView {
-  readonly id: number;
-  readonly from: string;
-  readonly to: string;
-  readonly sentAt: number;
-  readonly droppedAt: number;
-  readonly label: string;
-  readonly reason: string;
-}
-
-export interface NetworkView {
-  /** Partition groups (each a list of process ids); empty when healed. */
-  readonly groups: readonly (readonly string[])[];
-  /** One-way cut links. */
-  readonly cuts: readonly { readonly from: string; readonly to: string }[];
-  /** Processes cut off from every other (disconnect). */
-  readonly isolated: readonly string[];
-  /** One-way slow links: messages from `from` to `to` take `delayUs` longer. */
-  readonly slow: readonly { readonly from: string; readonly to: string; readonly delayUs: number }[];
-  readonly dropRate: number;
-  readonly duplicateRate: number;
-  readonly latencyMinUs: number;
-  readonly latencyMaxUs: number;
-}
-
-export interface CheckerView {
-  readonly invariant: string;
-  /** One sentence: what must hold. */
-  readonly rule: string;
-  readonly violations: number;
-  readonly firstAt: number | null;
-}
-
-export interface ViolationView {
-  readonly invariant: string;
-  readonly timeUs: number;
-  readonly nodes: readonly string[];
-  readonly detail: string;
-  /** What went wrong, in plain words for a student. */
-  readonly explanation: string;
 }
 
 export type EventCategory = "election" | "replication" | "lease" | "holder" | "storage" | "fault" | "message" | "violation" | "note";
@@ -568,6 +396,7 @@ export interface SimView {
 }
 
 export type FromWorker = import("./readCheckTypes").ReadCheckAnswer
+  | import("./readCheckTypes").ReadFiguresAnswer
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }

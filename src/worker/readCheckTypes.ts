@@ -80,3 +80,50 @@ export type ReadCheckResult =
 
 /** The read check draws at most this many operations around the violation. */
 export const READ_CHECK_OPS_SHOWN = 14;
+
+/** "Measure": the page asks for the run's read and write figures so far; with `compare`, also the same run with the other way of reading. */
+export interface ReadFiguresRequest {
+  readonly type: "measure-reads";
+  readonly requestId: number;
+  readonly compare: boolean;
+  /** Instead: the same run with 0, 2 and 4 read-lease followers (as many as the cluster has), the trade-off of read leases. */
+  readonly holders?: boolean;
+}
+
+/** How the leader confirms reads (the scenario's `cluster.reads`). */
+export type ReadsMode = "read-index" | "leader-lease";
+
+/** Call to answer, in µs, of the operations that completed (0 without any). */
+export interface LatencyView {
+  readonly count: number;
+  readonly perSecond: number;
+  readonly meanUs: number;
+  readonly p99Us: number;
+}
+
+/** One column of the figures: a run with one way of reading. */
+export interface ReadFiguresColumn {
+  readonly mode: ReadsMode;
+  readonly readLeaseFollowers: number;
+  /** The run on screen (false: the same seed and actions replayed with the other mode). */
+  readonly current: boolean;
+  readonly reads: LatencyView;
+  readonly writes: LatencyView;
+  /** Answered reads (as counted in `reads`) that a follower answered under its read lease, or the leader under its lease; the rest went through a heartbeat round (ReadIndex). */
+  readonly localReads: number;
+  readonly leaderLeaseReads: number;
+  /** Reads refused or never answered (a server that could not confirm it leads answers none: safe, not available). */
+  readonly unansweredReads: number;
+  /** Writes the leader held back for read-lease holders at least once. */
+  readonly writeWaits: number;
+}
+
+export type ReadFiguresResult =
+  | { readonly kind: "ok"; readonly untilUs: number; readonly columns: readonly ReadFiguresColumn[] }
+  | { readonly kind: "error"; readonly untilUs: number; readonly message: string };
+
+export interface ReadFiguresAnswer {
+  readonly type: "read-figures";
+  readonly requestId: number;
+  readonly result: ReadFiguresResult;
+}

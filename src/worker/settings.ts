@@ -23,6 +23,7 @@ export function scenarioInputFromSettings(s: RunSettings): Record<string, unknow
       electionTimeoutMinMs: t.electionTimeoutMinMs,
       electionTimeoutMaxMs: t.electionTimeoutMaxMs,
       heartbeatIntervalMs: t.heartbeatIntervalMs,
+      ...readsSection(t),
     },
     network: { latencyMinMs: t.latencyMinMs, latencyMaxMs: t.latencyMaxMs },
     clients: { count: s.clients.count, workload: s.clients.workload },
@@ -49,6 +50,16 @@ function leaseSection(t: TimingSettings): { lease?: Record<string, unknown> } {
   if (t.expirySlackFactor !== d.expirySlackFactor) lease.expirySlackFactor = t.expirySlackFactor;
   if (t.poolSize !== d.poolSize) lease.poolSize = t.poolSize;
   return Object.keys(lease).length > 0 ? { lease } : {};
+}
+
+/** The cluster's settings for reads, only those that differ from the defaults (short share links). */
+function readsSection(t: TimingSettings): Record<string, unknown> {
+  const d = defaultConfig().raft;
+  const out: Record<string, unknown> = {};
+  for (const k of ["reads", "leaseDriftBoundPpm", "readLeaseFollowers", "readLeaseMs"] as const) {
+    if (t[k] !== undefined && t[k] !== d[k]) out[k] = t[k];
+  }
+  return out;
 }
 
 /** The scenario the worker runs for page settings (no actions yet). */
@@ -90,7 +101,18 @@ export function timingOf(c: SimConfig): TimingSettings {
     driftMarginPpm: c.holders.driftMarginPpm,
     expirySlackFactor: c.lease.expirySlackFactor,
     poolSize: c.lease.poolSize,
+    ...readsOf(c),
   };
+}
+
+/** The reads settings of a configuration that differ from the defaults (absent: the default). */
+function readsOf(c: SimConfig): Partial<TimingSettings> {
+  const d = defaultConfig().raft;
+  const out: { -readonly [K in "reads" | "leaseDriftBoundPpm" | "readLeaseFollowers" | "readLeaseMs"]?: SimConfig["raft"][K] } = {};
+  for (const k of ["reads", "leaseDriftBoundPpm", "readLeaseFollowers", "readLeaseMs"] as const) {
+    if (c.raft[k] !== d[k]) (out as Record<string, unknown>)[k] = c.raft[k];
+  }
+  return out;
 }
 
 export function configFor(s: RunSettings): SimConfig {

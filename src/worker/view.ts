@@ -11,6 +11,7 @@ import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage, entryKind } from "./describe";
 import type { Journal } from "./journal";
 import type { Moment } from "./moments";
+import { nodeReadsView } from "./readsView";
 import {
   type CheckerView,
   type ClientView,
@@ -118,8 +119,10 @@ export function nodeView(sim: Simulation, id: string, window: { from: number; to
   }
   const leader = node.role === "leader";
   const votes = node.votes;
+  const reads = nodeReadsView(node, clock, sim.now, sim.server(id).heldIndexes);
   return {
     ...common,
+    ...(reads === null ? {} : { reads }),
     role: node.role,
     term: node.term,
     commitIndex: node.commitIndex,

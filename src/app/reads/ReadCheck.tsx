@@ -11,12 +11,15 @@ import { Modal } from "../Modal";
 import { type LabState, useLab } from "../store";
 import { useUi } from "../ui";
 import { createReadsDrawing, type ReadsDrawing } from "./readsDrawing";
+import { ReadFigures } from "./ReadFigures";
+import { ReadLeasesNow } from "./ReadLeasesNow";
 import { opWords } from "./readsLayout";
 import "./reads.css";
 
 const selectCheckReads = (s: LabState): LabState["checkReads"] => s.checkReads;
 const selectReadCheck = (s: LabState): LabState["readCheck"] => s.readCheck;
-const selectClients = (s: LabState): number => (s.view === null || s.view.settings.clients.workload === "none" ? 0 : s.view.settings.clients.count);
+// Clients that only do what a scenario tells them (workload "none") are clients too.
+const selectClients = (s: LabState): number => (s.view === null ? 0 : s.view.settings.clients.count);
 const selectCloseReadCheck = (s: LabState): LabState["closeReadCheck"] => s.closeReadCheck;
 
 /** The panel beside the invariants: what the check does, and its button. */
@@ -31,6 +34,8 @@ export function ReadCheckPanel() {
       <button type="button" onClick={check}>
         Check the reads
       </button>
+      <ReadLeasesNow />
+      <ReadFigures />
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } fr
 import { useUi } from "../ui";
 import { RingViewSwitch } from "./RingViewSwitch";
 import { createRingDrawing } from "./ringDrawing";
+import { ReadsLegend } from "./ReadsLegend";
 import "./Ring.css";
 
 /** The cluster ring panel; nothing until the first view arrives. */
@@ -141,6 +142,7 @@ function RingLegend() {
           <span className="rl-sym rl-outside" aria-hidden="true" />
           pale, dashed: not a member (a spare or removed server)
         </li>
+        <ReadsLegend />
       </ul>
     </div>
   );

@@ -6,6 +6,7 @@
  */
 import type { Box } from "../diagram/labels";
 import type { Pt, RingLayout } from "./geometry";
+import { readsAnchor } from "./readsWords";
 
 /** An axis-aligned box: top-left corner, width and height (the space-time diagram's). */
 export type { Box };
@@ -131,7 +132,7 @@ export const FIXED_FONT = { clock: 12.5, status: 12.5, clientCaption: 12.5 } as 
  * clock and drift lines below it; each holder box with its countdown line; the storage with
  * its captions; the clients and their caption. Conservative (a bit larger than drawn).
  */
-export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number>): Box[] {
+export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number>, reads?: ReadonlyMap<string, readonly string[]>): Box[] {
   const out: Box[] = [];
   for (const [id, p] of L.places) {
     if (p.kind === "node") {
@@ -141,6 +142,15 @@ export function fixedObstacles(L: RingLayout, lines?: ReadonlyMap<string, number
       const w = textSize("clock 000.000 s", FIXED_FONT.clock).w;
       const n = lines?.get(id) ?? 3;
       out.push({ x: p.x - w / 2, y: p.y + L.nodeRadius + 12, w, h: n * 16 + 2 });
+      // The lines about its leases for reads, below those, and the book icon at its left.
+      const rl = reads?.get(id) ?? [];
+      if (rl.length > 0) {
+        const rw = Math.max(...rl.map((s) => textSize(s, FIXED_FONT.clock).w));
+        const at = readsAnchor(p, L.center, L.nodeRadius);
+        const left = at.anchor === "end" ? p.x + at.x - rw : at.anchor === "start" ? p.x + at.x : p.x - rw / 2;
+        out.push({ x: left, y: p.y + L.nodeRadius + 12 + n * 16, w: rw, h: rl.length * 16 + 2 });
+        out.push({ x: p.x - L.nodeRadius - 16, y: p.y - L.nodeRadius, w: 20, h: 20 });
+      }
     } else if (p.kind === "holder") {
       const { w, h } = L.holderSize;
       out.push({ x: p.x - w / 2 - 4, y: p.y - h / 2 - 4, w: w + 8, h: h + 8 + 18 });

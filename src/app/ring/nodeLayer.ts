@@ -11,7 +11,9 @@ import { nodeLabel, nodeState } from "../format";
 import { type NodeState, ROLE_COLOR, ROLE_GLYPH, textOn } from "../theme";
 import { clockText, driftText, type Place, pausedText, type RingLayout, timerFraction } from "./geometry";
 import { isSelected, type RingLayer, type RingMarks } from "./layer";
+import { leaseLeft, readsAnchor, readsLines, servingLocally } from "./readsWords";
 import { asButton } from "./ringPointer";
+import "./readsRing.css";
 
 interface NodeDatum {
   readonly id: string;
@@ -21,6 +23,10 @@ interface NodeDatum {
   readonly r: number;
   /** Vote dots: where each granted vote sits on the node's rim. */
   readonly votes: readonly { readonly from: string; readonly x: number; readonly y: number }[];
+  /** Its leases for reads in words (readsWords.ts), and whether it is answering a read from its own copy now. */
+  readonly reads: readonly string[];
+  readonly serving: boolean;
+  readonly readsAt: { readonly anchor: "start" | "middle" | "end"; readonly x: number };
 }
 
 /** One datum for each node that has a place. */
@@ -38,7 +44,8 @@ function nodeData(v: SimView, L: RingLayout): NodeDatum[] {
         return { from, x: ((q.x - p.x) / l) * (r + 13), y: ((q.y - p.y) / l) * (r + 13) };
       })
       .filter((x): x is { from: string; x: number; y: number } => x !== null);
-    data.push({ id: n.id, n, p, state: nodeState(n), r, votes });
+    const isClient = (id: string): boolean => L.places.get(id)?.kind === "client";
+    data.push({ id: n.id, n, p, state: nodeState(n), r, votes, reads: readsLines(n), serving: servingLocally(n, v.messages, isClient), readsAt: readsAnchor(p, L.center, r) });
   }
   return data;
 }
@@ -53,6 +60,8 @@ function enterNode(enter: d3.Selection<d3.EnterElement, NodeDatum, SVGGElement, 
   g.append("circle").attr("class", "paused-ring");
   g.append("circle").attr("class", "timer-track");
   g.append("path").attr("class", "timer-arc");
+  g.append("circle").attr("class", "reads-flash");
+  g.append("path").attr("class", "reads-arc");
   g.append("circle").attr("class", "leader-ring");
   g.append("path").attr("class", "crown");
   g.append("circle").attr("class", "body");
@@ -65,6 +74,11 @@ function enterNode(enter: d3.Selection<d3.EnterElement, NodeDatum, SVGGElement, 
   g.append("text").attr("class", "status").attr("aria-hidden", "true");
   g.append("text").attr("class", "clock").attr("aria-hidden", "true");
   g.append("text").attr("class", "drift").attr("aria-hidden", "true");
+  // A small open book: the node holds a lease for reads (its words are the lines below).
+  g.append("path").attr("class", "reads-icon").attr("aria-hidden", "true");
+  g.append("text").attr("class", "reads-line reads-a");
+  g.append("text").attr("class", "reads-line reads-b");
+  g.append("text").attr("class", "reads-line reads-c");
   return g;
 }
 
@@ -79,7 +93,10 @@ function paintNodes(upd: G<NodeDatum>, v: SimView, sel: RingMarks): void {
     .classed("is-outside", (d) => !d.n.member)
     .classed("has-timer", (d) => timerFraction(d.n, v.now) !== null)
     .classed("is-selected", (d) => isSelected(sel, "node", d.id))
-    .classed("is-highlighted", (d) => sel.highlight.includes(d.id));
+    .classed("is-highlighted", (d) => sel.highlight.includes(d.id))
+    .classed("has-reads", (d) => d.reads.length > 0)
+    .classed("is-serving", (d) => d.serving);
+  paintReads(upd);
   upd.select(".focus-ring").attr("r", (d) => d.r + 22);
   upd.select(".select-ring").attr("r", (d) => d.r + 19);
   upd.select(".hl-ring").attr("r", (d) => d.r + 14);
@@ -140,10 +157,46 @@ function paintNodes(upd: G<NodeDatum>, v: SimView, sel: RingMarks): void {
     .attr("cy", (x) => x.y);
 }
 
+/** The reads lines under the node (below the clock and drift), the book icon, the flash ring. */
+function paintReads(upd: G<NodeDatum>): void {
+  const below = (d: NodeDatum): number => d.r + 21 + 16 * (1 + (d.n.status !== "up" || !d.n.member ? 1 : 0) + (d.n.driftPpm !== 0 ? 1 : 0));
+  upd
+    .select<SVGTextElement>(".reads-a")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
+    .attr("y", below)
+    .each(function (d) {
+      setText(this, d.reads[0] ?? "");
+    });
+  upd
+    .select<SVGTextElement>(".reads-b")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
+    .attr("y", (d) => below(d) + 16)
+    .each(function (d) {
+      setText(this, d.reads[1] ?? "");
+    });
+  upd
+    .select<SVGTextElement>(".reads-c")
+    .attr("x", (d) => d.readsAt.x)
+    .style("text-anchor", (d) => d.readsAt.anchor)
+    .attr("y", (d) => below(d) + 32)
+    .each(function (d) {
+      setText(this, d.reads[2] ?? "");
+    });
+  upd.select(".reads-flash").attr("r", (d) => d.r + 17);
+  upd.select(".reads-icon").attr("d", (d) => {
+    const x = -d.r - 6;
+    const y = -d.r + 2;
+    return `M${x},${y + 3} L${x - 9},${y} L${x - 9},${y + 13} L${x},${y + 16} Z M${x},${y + 3} L${x + 9},${y} L${x + 9},${y + 13} L${x},${y + 16} Z`;
+  });
+}
+
 export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null, undefined>, select: (t: InspectTarget) => void): RingLayer {
   let nodeSel: G<NodeDatum> = gNodes.selectAll<SVGGElement, NodeDatum>("g.node");
   // The parts the animation frames touch, picked once per view.
   let timerArcs = nodeSel.select<SVGPathElement>(".timer-arc");
+  let readsArcs = nodeSel.select<SVGPathElement>(".reads-arc");
   let nodeStatus = nodeSel.select<SVGTextElement>(".status");
   let nodeClocks = nodeSel.select<SVGTextElement>(".clock");
   const arc = d3
@@ -163,14 +216,22 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
         nodeSel,
         (d) =>
           `${d.p.x},${d.p.y},${d.r}|${d.state}|${d.n.status}|${d.n.member}|${d.n.term}|${d.n.driftPpm}|${timerFraction(d.n, v.now) !== null}|` +
-          `${isSelected(sel, "node", d.id)}|${sel.highlight.includes(d.id)}|${d.votes.map((x) => `${x.from}@${x.x},${x.y}`).join(";")}`,
+          `${isSelected(sel, "node", d.id)}|${sel.highlight.includes(d.id)}|${d.votes.map((x) => `${x.from}@${x.x},${x.y}`).join(";")}|` +
+          `${d.reads.join(";")}|${d.serving}|${d.readsAt.anchor}`,
       );
       timerArcs = nodeSel.select<SVGPathElement>(".timer-arc");
+      readsArcs = nodeSel.select<SVGPathElement>(".reads-arc");
       nodeStatus = nodeSel.select<SVGTextElement>(".status");
       nodeClocks = nodeSel.select<SVGTextElement>(".clock");
       paintNodes(upd, v, sel);
     },
-    frame(_v: SimView, now: number, clocks: boolean): void {
+    frame(v: SimView, now: number, clocks: boolean): void {
+      // The lease for reads as an arc outside the timer, shrinking as it runs out.
+      readsArcs.each(function (d) {
+        const f = leaseLeft(d.n, v.settings, now);
+        const path = f === null || f <= 0 ? "" : (arc({ inner: d.r + 10, outer: d.r + 14, end: 2 * Math.PI * f }) ?? "");
+        if (this.getAttribute("d") !== path) this.setAttribute("d", path);
+      });
       timerArcs.each(function (d) {
         const f = timerFraction(d.n, now);
         const path = f === null || f <= 0 ? "" : (arc({ inner: d.r + 3, outer: d.r + 7.5, end: 2 * Math.PI * f }) ?? "");

@@ -20,6 +20,7 @@ import { OKABE_ITO } from "../theme";
 import { clientIdsOf, computeLayout, displayNow, LEAD_MS, layoutKey, networkCaption, type RingLayout } from "./geometry";
 import { createHolderLayer, createStorageLayer } from "./holderLayer";
 import { fixedObstacles, nodeLines } from "./labels";
+import { readsLinesOf } from "./readsWords";
 import { NO_MARKS, type RingLayer, type RingMarks } from "./layer";
 import { createDropLayer, createMessageLayer } from "./messageLayer";
 import { createMomentLayer } from "./momentLayer";
@@ -105,7 +106,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
     if (view === null) return;
     const now = displayNow(view, received, perfNow);
     // The text already on the drawing; each layer that places words keeps off it and adds its own.
-    const board = layout === null ? [] : fixedObstacles(layout, nodeLines(view.nodes));
+    const board = layout === null ? [] : fixedObstacles(layout, nodeLines(view.nodes), readsLinesOf(view.nodes));
     for (const l of layers) l.frame(view, now, clocks, board);
   }
 

@@ -134,6 +134,10 @@ export class RaftServer implements ProcessLogic {
   get lastApplied(): number {
     return this.v?.lastApplied ?? 0;
   }
+  /** The indexes of the answers held back for read-lease holders (visible.ts), oldest first; read-only, for the views. */
+  get heldIndexes(): readonly number[] {
+    return this.v?.held.map((h) => h.index) ?? [];
+  }
   /** The leader's lease tracker (null unless this node is a running leader). */
   get tracker(): LeaseTracker | null {
     return this.v?.tracker ?? null;
