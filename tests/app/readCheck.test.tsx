@@ -101,6 +101,30 @@ describe("the read check's drawing", () => {
   });
 });
 
+describe("a crowded row (many short reads by one client)", () => {
+  it("shows the stuck read's words, and no two labels in one lane overlap: those with no room are left out", () => {
+    const ops = Array.from({ length: 12 }, (_, i) => op("c1", "get", `read k1 → 'a'`, (3 + i * 0.1) * S, (3.02 + i * 0.1) * S));
+    const l = readsLayout({ key: "k1", ops, stuck: 11, missed: null, sentence: "", onKey: 12 });
+    const stuck = l.bars.find((b) => b.role === "stuck");
+    expect(stuck?.label).toBe("✗ read k1 → 'a'");
+    const shown = l.bars.filter((b) => b.label !== "");
+    expect(shown.length).toBeLessThan(ops.length);
+    const span = (b: (typeof shown)[number]) => {
+      const w = b.label.length * 9;
+      return b.anchor === "start" ? [b.labelX, b.labelX + w] : [b.labelX - w, b.labelX];
+    };
+    for (const a of shown)
+      for (const b of shown) {
+        if (a === b || a.labelY !== b.labelY) continue;
+        const [a0, a1] = span(a) as [number, number];
+        const [b0, b1] = span(b) as [number, number];
+        expect(a1 <= b0 || b1 <= a0, `"${a.label}" at ${a0} and "${b.label}" at ${b0} overlap`).toBe(true);
+      }
+    // Every operation keeps its words on hover, shown or not.
+    expect(l.bars.every((b) => b.title.includes("read k1"))).toBe(true);
+  });
+});
+
 describe("the store's read check", () => {
   it("sends the request, shows only the answer to the latest one, and closes", () => {
     const store = createLabStore();

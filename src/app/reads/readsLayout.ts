@@ -97,24 +97,29 @@ export function readsLayout(v: ReadViolationView): ReadsLayout {
     .domain([lo - pad, hi + pad])
     .range([LEFT, WIDTH - RIGHT]);
   const right = WIDTH - RIGHT;
-  /** Per row and lane (0 above, 1 below): where the last label placed there ends. */
-  const ends = new Map<string, [number, number]>();
-  const order = v.ops.map((op, index) => ({ op, index })).sort((a, b) => a.op.callUs - b.op.callUs);
+  // Labels go above the bar (lane 0) or below it (lane 1), never over another label: the
+  // stuck read's and the missed write's words first, then the rest in call order; a label
+  // with no room in either lane is left out (the bar's tooltip and the list read aloud keep it).
+  const taken = new Map<string, [number, number][][]>();
+  const fits = (spans: readonly [number, number][], from: number, to: number): boolean => spans.every(([a, b]) => to + GAP <= a || b + GAP <= from);
+  const order = v.ops
+    .map((op, index) => ({ op, index, role: roleOf(v, index, op) }))
+    .sort((a, b) => Number(b.role === "stuck" || b.role === "missed") - Number(a.role === "stuck" || a.role === "missed") || a.op.callUs - b.op.callUs);
   const bars: PlacedBar[] = [];
-  for (const { op, index } of order) {
-    const role = roleOf(v, index, op);
+  for (const { op, index, role } of order) {
     const y = (rowY.get(op.client) as number) + BAR_Y;
     const x0 = x(op.callUs);
     const x1 = op.returnUs === null ? right : Math.max(x0 + 4, x(op.returnUs));
-    const label = barLabel(role, op);
-    const w = textWidth(label);
+    const words = barLabel(role, op);
+    const w = textWidth(words);
     // Past the right edge the label ends at the bar's end instead of starting at its start.
     const anchor = x0 + w > right ? "end" : "start";
     const from = anchor === "start" ? x0 : Math.min(right, x1) - w;
-    const lanes = ends.get(op.client) ?? [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
-    const lane = lanes[0] + GAP <= from ? 0 : lanes[1] + GAP <= from ? 1 : lanes[0] <= lanes[1] ? 0 : 1;
-    lanes[lane] = from + w;
-    ends.set(op.client, lanes);
+    const lanes = taken.get(op.client) ?? [[], []];
+    taken.set(op.client, lanes);
+    const free = fits(lanes[0] as [number, number][], from, from + w) ? 0 : fits(lanes[1] as [number, number][], from, from + w) ? 1 : null;
+    const lane = free ?? (role === "stuck" || role === "missed" ? 0 : null);
+    if (lane !== null) lanes[lane]?.push([from, from + w]);
     const base = rowY.get(op.client) as number;
     bars.push({
       index,
@@ -123,13 +128,14 @@ export function readsLayout(v: ReadViolationView): ReadsLayout {
       x0,
       x1,
       y,
-      label,
+      label: lane === null ? "" : words,
       labelX: anchor === "start" ? x0 : Math.min(right, x1),
-      labelY: base + (lane === 0 ? ABOVE : BELOW),
+      labelY: base + (lane === 1 ? BELOW : ABOVE),
       anchor,
       title: opWords(op),
     });
   }
+  bars.sort((a, b) => a.index - b.index);
   const axisY = TOP + clients.length * ROW + 4;
   // A tick's words stay on the drawing: near an edge they end (or start) at the tick.
   const ticks = x.ticks(5).map((t) => {
