@@ -91,4 +91,35 @@ describe("read leases: the node's rules", () => {
     const events = net.flush("n2").events;
     expect(events).toContainEqual(expect.objectContaining({ type: "readlease", phase: "dropped", peer: "n1" }));
   });
+  it("a renewal keeps the holder's old floor: an entry committed while the renewal waited is not visible until the holder reports it applied", () => {
+    const { net } = asked();
+    const n1 = net.node("n1");
+    const lease = (n1 as unknown as { st: { lease: { asks: Record<string, unknown>; wonAt: number } } }).st.lease;
+    net.heartbeat("n1");
+    net.run();
+    const c0 = n1.commitIndex;
+    expect(n1.readLeaseHolders(net.now).map((h) => h.peer)).toContain("n2");
+    // Rounds go by until n2, past half its lease, asks again: its renewal waits for the next round.
+    for (let i = 0; i < 100 && lease.asks.n2 === undefined; i++) {
+      net.heartbeat("n1");
+      net.run();
+    }
+    expect(lease.asks.n2).toBeDefined();
+    // An entry commits without n2 (its messages are lost), then a round without n2 confirms the renewal.
+    expect(n1.propose({ type: "client", clientId: "c1", seq: 1, op: { type: "put", key: "x", value: "1" } })).not.toBeNull();
+    net.flush("n1");
+    net.run((e) => e.to !== "n2" && e.from !== "n2");
+    expect(n1.commitIndex).toBeGreaterThan(c0);
+    net.heartbeat("n1");
+    net.run((e) => e.to !== "n2" && e.from !== "n2");
+    expect(lease.asks.n2).toBeUndefined();
+    // Once the new leader's wait (rule 4) is over, n2 still holds its renewed lease and has not
+    // applied the new entry: nothing past c0 may be visible.
+    const after = lease.wonAt + n1.newLeaderWaitUs;
+    const n2 = n1.readLeaseHolders(after).find((h) => h.peer === "n2");
+    expect(n2?.applied).toBe(c0);
+    expect(n1.visibleIndex(after)).toBe(c0);
+    // The others have it: without n2, it would be visible.
+    expect(n1.readLeaseHolders(after).filter((h) => h.peer !== "n2").every((h) => h.applied > c0)).toBe(true);
+  });
 });
