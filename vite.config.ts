@@ -28,6 +28,15 @@ export default defineConfig({
   base: "./",
   plugins: [react(), openOnlyWithDisplay(), offline(), sitePreview()],
   worker: { format: "es" },
-  build: { target: "es2022", sourcemap: true, minify: process.env.NO_MINIFY ? false : "oxc" },
+  build: {
+    target: "es2022",
+    sourcemap: true,
+    minify: process.env.NO_MINIFY ? false : "oxc",
+    // The core is pure (no DOM, timers or globals: docs/ARCHITECTURE.md), so a core module
+    // nothing uses is left out even when its top level builds tables or zod schemas. The page
+    // uses a few of the core's pure functions (words, settings); without this they pull in
+    // the whole simulator, which only the worker runs.
+    rolldownOptions: { treeshake: { moduleSideEffects: (id: string) => (/[\\/]src[\\/]core[\\/]/.test(id) ? false : undefined) } },
+  },
   preview: { port: 4173 },
 });
