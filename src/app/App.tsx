@@ -10,7 +10,9 @@ import { LeaseTimeline } from "./panels/LeaseTimeline";
 import { LogGrid } from "./panels/LogGrid";
 import { StoragePanel } from "./panels/StoragePanel";
 import { Ring } from "./ring/Ring";
-import { ShareMenu } from "./sharing/ShareMenu";
+// The lazily loaded parts' styles stay in the first stylesheet, in their old order: no flash, same cascade.
+import "./diagram/SpaceTime.css";
+import { ShareMenu } from "./sharing/ShareButton";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { leaseCard } from "./leaseCard";
 import { ResetDialog } from "./ResetDialog";
@@ -30,11 +32,13 @@ import {
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 import type { LessonBoot } from "./lesson/boot";
+import "./lesson/lesson.css";
 import { type PanelId, panelsNeeded } from "./lesson/panels";
 import type { Lesson } from "../core/lesson/schema";
+import "./course/course.css";
+import "./library/library.css";
 import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
-import { LazyDialogs, LazyHolderPanel, LazyLessonCard, LazySpaceTime } from "./lazyParts";
-import { ScenarioCard } from "./library/ScenarioCard";
+import { LazyDialogs, LazyHolderPanel, LazyLessonCard, LazyScenarioCard, LazySpaceTime } from "./lazyParts";
 import { Modal } from "./Modal";
 import { ReadCheckDialog, ReadCheckPanel } from "./reads/ReadCheck";
 import { EmbedBody } from "./embed/Embed";
@@ -193,7 +197,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
             {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
             {full !== undefined && <LazyLessonCard lesson={full} />}
             {/* A run opened from a scenario (library, file, link): its story and its expectations ticking. */}
-            {full === undefined && <ScenarioCard />}
+            {full === undefined && <LazyScenarioCard />}
             <Inspector />
             {show("lease-timeline", <LeaseTimeline />)}
             {show("holders", <LazyHolderPanel />)}

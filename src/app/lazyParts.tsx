@@ -5,11 +5,13 @@
  */
 import { type ComponentProps, lazy, type ReactNode, Suspense } from "react";
 import { useLibraryUi } from "./library/open";
+import { useLab } from "./store";
 import { useUi } from "./ui";
 
 const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ default: m.SpaceTime })));
 const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
 const LessonCardChunk = lazy(() => import("./lesson/LessonCard").then((m) => ({ default: m.LessonCard })));
+const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
 const CourseDialogChunk = lazy(() => import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog })));
 const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
@@ -47,6 +49,17 @@ export function LazyLessonCard(props: ComponentProps<typeof LessonCardChunk>) {
   return (
     <WhenLoaded what="the lesson">
       <LessonCardChunk {...props} />
+    </WhenLoaded>
+  );
+}
+
+/** A run opened from a scenario: its card (it reads the bundled library, so it loads only then). */
+export function LazyScenarioCard() {
+  const scenario = useLab((s) => (s.view?.scenario ?? null) !== null);
+  if (!scenario) return null;
+  return (
+    <WhenLoaded what="the scenario">
+      <ScenarioCardChunk />
     </WhenLoaded>
   );
 }

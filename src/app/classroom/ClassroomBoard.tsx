@@ -5,8 +5,7 @@
  */
 import type { ReactNode } from "react";
 import type { Lesson, LessonStep } from "../../core/lesson/schema";
-import { LazyHolderPanel, LazyLessonCard } from "../lazyParts";
-import { ScenarioCard } from "../library/ScenarioCard";
+import { LazyHolderPanel, LazyLessonCard, LazyScenarioCard } from "../lazyParts";
 import type { PanelId } from "../lesson/panels";
 import { CheckerPanel } from "../panels/CheckerPanel";
 import { EventLog } from "../panels/EventLog";
@@ -48,7 +47,7 @@ export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
         </div>
         <div className="classroom-side" data-testid="classroom-side">
           {lesson !== undefined && <LazyLessonCard lesson={lesson} />}
-          {lesson === undefined && <ScenarioCard />}
+          {lesson === undefined && <LazyScenarioCard />}
           {panels.map((p) => (
             <div key={p} className="classroom-panel" data-panel={p}>
               {PANEL[p]?.()}
