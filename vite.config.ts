@@ -23,11 +23,24 @@ function openOnlyWithDisplay(): Plugin {
   };
 }
 
+/**
+ * The core is pure (no DOM, timers or globals: docs/ARCHITECTURE.md), so a core module
+ * nothing uses is left out even when its top level builds tables or zod schemas. The page
+ * uses a few of the core's pure functions (words, settings); without this they would pull
+ * in the whole simulator, which only the worker runs.
+ */
+const coreIsPure = (id: string): boolean | undefined => (/[\\/]src[\\/]core[\\/]/.test(id) ? false : undefined);
+
 export default defineConfig({
   // Relative asset paths: dist/ works from any sub-path of any static host (https://host/any/path/), and the worker loads from beside the page.
   base: "./",
   plugins: [react(), openOnlyWithDisplay(), offline(), sitePreview()],
   worker: { format: "es" },
-  build: { target: "es2022", sourcemap: true, minify: process.env.NO_MINIFY ? false : "oxc" },
+  build: {
+    target: "es2022",
+    sourcemap: true,
+    minify: process.env.NO_MINIFY ? false : "oxc",
+    rolldownOptions: { treeshake: { moduleSideEffects: coreIsPure } },
+  },
   preview: { port: 4173 },
 });

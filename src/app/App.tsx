@@ -8,13 +8,12 @@ import { CheckerPanel } from "./panels/CheckerPanel";
 import { EventLog } from "./panels/EventLog";
 import { LeaseTimeline } from "./panels/LeaseTimeline";
 import { LogGrid } from "./panels/LogGrid";
-import { HolderPanel } from "./panels/Statechart";
 import { StoragePanel } from "./panels/StoragePanel";
 import { Ring } from "./ring/Ring";
-import { SpaceTime } from "./diagram/SpaceTime";
-import { ShareMenu } from "./sharing/ShareMenu";
+// The lazily loaded parts' styles stay in the first stylesheet, in their old order: no flash, same cascade.
+import "./diagram/SpaceTime.css";
+import { ShareMenu } from "./sharing/ShareButton";
 import { TimeTravel } from "./timeline/TimeTravel";
-import { SettingsDialog } from "./SettingsDialog";
 import { leaseCard } from "./leaseCard";
 import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
@@ -33,13 +32,13 @@ import {
 import { Toolbar } from "./Toolbar";
 import { useUi } from "./ui";
 import type { LessonBoot } from "./lesson/boot";
-import { LessonCard } from "./lesson/LessonCard";
+import "./lesson/lesson.css";
 import { type PanelId, panelsNeeded } from "./lesson/panels";
 import type { Lesson } from "../core/lesson/schema";
-import { CourseDialog } from "./course/CourseDialog";
+import "./course/course.css";
+import "./library/library.css";
 import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
-import { LibraryDialog } from "./library/LibraryDialog";
-import { ScenarioCard } from "./library/ScenarioCard";
+import { LazyDialogs, LazyHolderPanel, LazyLessonCard, LazyScenarioCard, LazySpaceTime } from "./lazyParts";
 import { Modal } from "./Modal";
 import { ReadCheckDialog, ReadCheckPanel } from "./reads/ReadCheck";
 import { EmbedBody } from "./embed/Embed";
@@ -60,11 +59,9 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <Notices />
       <ErrorBanner />
       <Body lesson={lesson?.lesson} />
-      <SettingsDialog />
       <HelpOverlay />
       <ResetDialog />
-      <CourseDialog />
-      <LibraryDialog />
+      <LazyDialogs />
       <ReadCheckDialog />
       <Blank />
     </div>
@@ -193,17 +190,17 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
           <div className="col-main">
             <Ring />
             {show("time-travel", <TimeTravel />)}
-            {show("space-time", <SpaceTime />)}
+            {show("space-time", <LazySpaceTime />)}
             {show("log", <LogGrid />)}
           </div>
           <div className="col-side">
             {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
-            {full !== undefined && <LessonCard lesson={full} />}
+            {full !== undefined && <LazyLessonCard lesson={full} />}
             {/* A run opened from a scenario (library, file, link): its story and its expectations ticking. */}
-            {full === undefined && <ScenarioCard />}
+            {full === undefined && <LazyScenarioCard />}
             <Inspector />
             {show("lease-timeline", <LeaseTimeline />)}
-            {show("holders", <HolderPanel />)}
+            {show("holders", <LazyHolderPanel />)}
           </div>
           <div className="col-wide">
             {show("storage", <StoragePanel />)}

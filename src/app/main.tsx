@@ -2,16 +2,15 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { bootLesson } from "./lesson/boot";
-import { lessonCatalog } from "./lesson/catalog";
+import type { Catalog } from "./lesson/catalog";
 import { bootParams, momentText, type ParsedParams, parseParams, toSearch } from "./params";
 import { startUrlSync } from "./sharing/urlSync";
 import { createLabStore, LabProvider } from "./store";
 import { useUi } from "./ui";
-import { bareAddressOpens, isBareAddress, saveLastVisit } from "./course/visit";
+import { bareAddressOpens, isBareAddress, loadLastVisit, saveLastVisit } from "./course/visit";
 import "./styles.css";
-import { scenarioLibrary } from "./library/catalog";
+import type { Library } from "./library/catalog";
 import { bootScenario, compareParams } from "./library/open";
-import { ComparePage } from "./library/ComparePage";
 import { embedded } from "./embed/embedMode";
 
 const root = document.getElementById("root");
@@ -20,7 +19,39 @@ const rootEl = root;
 /** The page's one store (the tests make their own). */
 const lab = createLabStore();
 
-function render(parsed: ParsedParams): void {
+/**
+ * The lessons, the scenario library and the compare page are chunks of their own (the
+ * bundled lesson and scenario files are most of their weight): loaded before the first
+ * render only when the address needs them. Their dialogs load them when opened.
+ */
+interface Loaded {
+  readonly lessonCatalog: () => Catalog;
+  readonly scenarioLibrary: () => Library;
+  readonly ComparePage: typeof import("./library/ComparePage").ComparePage | null;
+}
+
+const NO_LESSONS: Catalog = { entries: [], byId: new Map() };
+const NO_LIBRARY: Library = { groups: [], byId: new Map() };
+
+async function loadWhatTheAddressNeeds(): Promise<Loaded> {
+  const { search, hash } = window.location;
+  const q = new URLSearchParams(search);
+  const last = isBareAddress(search, hash) ? loadLastVisit() : null;
+  const lessons = q.has("lesson") || (last !== null && last !== "lab");
+  const [lessonModule, libraryModule, compareModule] = await Promise.all([
+    lessons ? import("./lesson/catalog") : null,
+    q.has("scenario") || q.has("compare") ? import("./library/catalog") : null,
+    q.has("compare") ? import("./library/ComparePage") : null,
+  ]);
+  return {
+    lessonCatalog: lessonModule?.lessonCatalog ?? (() => NO_LESSONS),
+    scenarioLibrary: libraryModule?.scenarioLibrary ?? (() => NO_LIBRARY),
+    ComparePage: compareModule?.ComparePage ?? null,
+  };
+}
+
+function render(parsed: ParsedParams, loaded: Loaded): void {
+  const { lessonCatalog, scenarioLibrary, ComparePage } = loaded;
   // The bare address takes a returning visitor back where they were (an unfinished lesson), and
   // greets a first visit; an address that names anything opens what it names.
   const { search, hash, pathname } = window.location;
@@ -40,6 +71,8 @@ function render(parsed: ParsedParams): void {
   // ?compare=A,B: two scenario runs side by side, on a page of their own (two stores, two workers).
   const compare = compareParams(search, scenarioLibrary);
   if (compare !== null && !("problem" in compare)) {
+    // loadWhatTheAddressNeeds loads the page whenever the address has ?compare=.
+    if (ComparePage === null) throw new Error("the compare page was not loaded");
     createRoot(rootEl).render(
       <StrictMode>
         <ComparePage left={compare.left} right={compare.right} />
@@ -67,10 +100,11 @@ function render(parsed: ParsedParams): void {
 }
 
 // A share link (#run=…) is decompressed asynchronously; without one this settles at once.
-bootParams(window.location.search, window.location.hash).then(render, (e: unknown) => {
+const parsedParams = bootParams(window.location.search, window.location.hash).catch((e: unknown): ParsedParams => {
   const p = parseParams(window.location.search);
-  render({
+  return {
     settings: p.settings,
     problems: [`The share link in the address could not be opened (${e instanceof Error ? e.message : String(e)}), so a normal run started instead.`, ...p.problems],
-  });
+  };
 });
+Promise.all([parsedParams, loadWhatTheAddressNeeds()]).then(([parsed, loaded]) => render(parsed, loaded));

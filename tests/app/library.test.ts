@@ -1,7 +1,8 @@
 /** The scenario library: every shipped single-run scenario, with its name, story and what to watch. */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildLibrary, PAIRS, pairOf, scenarioLibrary, SWEEP_FOLDERS, whatToWatch } from "../../src/app/library/catalog";
+import { buildLibrary, scenarioLibrary, SWEEP_FOLDERS, whatToWatch } from "../../src/app/library/catalog";
+import { PAIRS, pairOf } from "../../src/app/library/pairs";
 import { loadScenario } from "../support/scenarios";
 
 /** Every scenario file on disk that is a single run (not a sweep's). */

@@ -18,7 +18,9 @@ import {
   toBase64Url,
 } from "../../src/app/sharing/link";
 import { type ComputedLike, inlineStyles, pictureBox, pictureFilename, pngScale, type StyledElement } from "../../src/app/sharing/pictures";
-import { pictureButtonName, SHARE_NAMES, ShareDialog, ShareMenu } from "../../src/app/sharing/ShareMenu";
+import { ShareMenu } from "../../src/app/sharing/ShareButton";
+import { pictureButtonName, ShareDialog } from "../../src/app/sharing/ShareMenu";
+import { SHARE_NAMES } from "../../src/app/sharing/names";
 import { actionsKey, startUrlSync } from "../../src/app/sharing/urlSync";
 import { startMessage } from "../../src/app/simLink";
 import { createLabStore, LabProvider, type LabStore } from "../../src/app/store";

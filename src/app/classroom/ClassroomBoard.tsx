@@ -5,14 +5,12 @@
  */
 import type { ReactNode } from "react";
 import type { Lesson, LessonStep } from "../../core/lesson/schema";
-import { LessonCard } from "../lesson/LessonCard";
-import { ScenarioCard } from "../library/ScenarioCard";
+import { LazyHolderPanel, LazyLessonCard, LazyScenarioCard } from "../lazyParts";
 import type { PanelId } from "../lesson/panels";
 import { CheckerPanel } from "../panels/CheckerPanel";
 import { EventLog } from "../panels/EventLog";
 import { LeaseTimeline } from "../panels/LeaseTimeline";
 import { LogGrid } from "../panels/LogGrid";
-import { HolderPanel } from "../panels/Statechart";
 import { StoragePanel } from "../panels/StoragePanel";
 import { Ring } from "../ring/Ring";
 import { useLab } from "../store";
@@ -25,7 +23,7 @@ const PANEL: Partial<Record<PanelId, () => ReactNode>> = {
   storage: () => <StoragePanel />,
   log: () => <LogGrid />,
   checkers: () => <CheckerPanel />,
-  holders: () => <HolderPanel />,
+  holders: () => <LazyHolderPanel />,
   events: () => <EventLog />,
 };
 
@@ -48,8 +46,8 @@ export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
           <Ring />
         </div>
         <div className="classroom-side" data-testid="classroom-side">
-          {lesson !== undefined && <LessonCard lesson={lesson} />}
-          {lesson === undefined && <ScenarioCard />}
+          {lesson !== undefined && <LazyLessonCard lesson={lesson} />}
+          {lesson === undefined && <LazyScenarioCard />}
           {panels.map((p) => (
             <div key={p} className="classroom-panel" data-panel={p}>
               {PANEL[p]?.()}

@@ -10,7 +10,8 @@
  * which the drawing keeps equal to CSS pixels (the viewBox is the measured width).
  */
 import { formatDuration, formatInstant } from "../../core/sim/time";
-import { precisionFixed, tickStep, ticks as d3Ticks } from "d3";
+import { tickStep, ticks as d3Ticks } from "d3-array";
+import { precisionFixed } from "d3-format";
 import type { HolderView, NodeView, StorageView } from "../../worker/protocol";
 import { firstWord, HOLDING_WORDS } from "./marks";
 

@@ -3,7 +3,7 @@
  * definitions, and the groups each layer draws into, back to front. Timed things go in
  * `content`, which is only translated while the window slides.
  */
-import * as d3 from "d3";
+import * as d3 from "d3-selection";
 import { OKABE_ITO } from "../theme";
 import type { Frame } from "./layout";
 

@@ -2,7 +2,7 @@
  * Small DOM helpers the drawings share: each writes only when the value changes, so a
  * frame that changes nothing costs no style or layout work.
  */
-import type * as d3 from "d3";
+import type * as d3 from "d3-selection";
 
 /** Sets an element's text, unless it already says that. */
 export function setText(el: Element, s: string): void {

@@ -12,7 +12,7 @@ import { Ring } from "../ring/Ring";
 import { connectSimulation } from "../simLink";
 import { createLabStore, LabProvider, type LabStore, useLab } from "../store";
 import { speedWords } from "../Toolbar";
-import { pairOf } from "./catalog";
+import { pairOf } from "./pairs";
 import { Checklist } from "./Checklist";
 import { CompareClock } from "./compareClock";
 import { librarySettings, scenarioSearch } from "./open";

@@ -5,7 +5,8 @@
  */
 import { useEffect, useRef } from "react";
 import { useLabStore } from "../store";
-import { type LibraryEntry, pairOf, scenarioLibrary, whatToWatch } from "./catalog";
+import { type LibraryEntry, scenarioLibrary, whatToWatch } from "./catalog";
+import { pairOf } from "./pairs";
 import { goCompare, openLibraryScenario, useLibraryUi } from "./open";
 import "./library.css";
 import { Modal } from "../Modal";

@@ -7,7 +7,8 @@
 import { formatInstant } from "../../core/sim/time";
 import type { ScenarioRunView } from "../../worker/protocol";
 import { selectCursor, useLab } from "../store";
-import { pairOf, scenarioLibrary } from "./catalog";
+import { scenarioLibrary } from "./catalog";
+import { pairOf } from "./pairs";
 import { Checklist } from "./Checklist";
 import { goCompare, useLibraryUi } from "./open";
 import "./library.css";

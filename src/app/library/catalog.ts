@@ -4,7 +4,8 @@
  * by itself. Files made for seed sweeps (scenarios/sweeps: a random nemesis, meant to be
  * run over many seeds) are not single runs to watch, and are left out.
  *
- * Pairs to compare side by side (the same run with and without a policy) are data: PAIRS.
+ * Pairs to compare side by side (the same run with and without a policy) are data: PAIRS,
+ * in pairs.ts (the first screen needs them, not the bundled files).
  */
 import { describeExpectation, scenarioActions } from "../../core/scenario/runner";
 import { parseScenario, type Scenario } from "../../core/scenario/schema";
@@ -13,19 +14,6 @@ import { describeAction } from "../../worker/describe";
 
 /** Folders of scenarios/ whose files are seed sweeps, not single runs. */
 export const SWEEP_FOLDERS: ReadonlySet<string> = new Set(["sweeps"]);
-
-/**
- * Runs worth comparing side by side: the same story, one policy switched (ids: the file's
- * path in scenarios/ without ".json"). The first of each pair is shown on the left.
- */
-export const PAIRS: readonly (readonly [left: string, right: string, what: string])[] = [
-  ["lease/03-gc-pause-fenced", "lease/04-gc-pause-unfenced", "fencing on / off"],
-  ["lease/06a-repeated-elections-keep-lease", "lease/06b-repeated-elections-checkpoint", "without / with lease checkpoints"],
-  ["lease/11a-regrant-race-fenced", "lease/11b-regrant-race-unfenced", "fencing on / off"],
-  ["raft/isolated-leader-checkquorum", "raft/isolated-leader-no-checkquorum", "with / without CheckQuorum"],
-  ["failover/02-hung-primary-watchdog-on", "failover/04-hung-primary-no-fencing", "the replicas' watchdog on / off (no fencing)"],
-  ["failover/03-hung-primary-watchdog-off", "failover/04-hung-primary-no-fencing", "fencing on / off (no watchdog)"],
-];
 
 /** Folder headings in the library. */
 const FOLDER_TITLES: Readonly<Record<string, string>> = { failover: "Failover of a database primary", lease: "Leases", raft: "Raft", reads: "Reads" };
@@ -93,11 +81,6 @@ export function scenarioLibrary(): Library {
   return bundled;
 }
 
-/** The pair a scenario belongs to, with the other one's id, or null. */
-export function pairOf(id: string): { readonly left: string; readonly right: string; readonly what: string } | null {
-  const p = PAIRS.find(([l, r]) => l === id || r === id);
-  return p === undefined ? null : { left: p[0], right: p[1], what: p[2] };
-}
 
 /**
  * One line saying what to watch: the first scripted action, and the expectation that is

@@ -9,7 +9,8 @@ import { DEFAULT_SPEED, type RunSettings } from "../../worker/protocol";
 import { openedSettings, type ParsedParams } from "../params";
 import { startMessage } from "../simLink";
 import type { LabStore } from "../store";
-import { type Library, pairOf } from "./catalog";
+import type { Library } from "./catalog";
+import { pairOf } from "./pairs";
 
 /** Whether the library dialog is open (page-only state of its own, beside useUi). */
 export const useLibraryUi = create<{ readonly open: boolean; readonly setOpen: (open: boolean) => void }>()((set) => ({

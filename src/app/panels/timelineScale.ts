@@ -5,7 +5,7 @@
  * Times are virtual microseconds, as in the protocol.
  */
 import { formatDuration, formatInstant } from "../../core/sim/time";
-import { scaleLinear } from "d3";
+import { scaleLinear } from "d3-scale";
 import type { HolderView, LeaseMark, LeaseRowView, LeaseSpan } from "../../worker/protocol";
 import { OKABE_ITO } from "../theme";
 

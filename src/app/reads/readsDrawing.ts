@@ -3,7 +3,7 @@
  * mounts it and passes the violation). Everything inside the <svg> is drawn here, from
  * readsLayout.ts; an operation with no answer is hatched and runs open to the right.
  */
-import * as d3 from "d3";
+import * as d3 from "d3-selection";
 import type { ReadViolationView } from "../../worker/readCheckTypes";
 import { BAR_H, FONT, readsLayout, WIDTH } from "./readsLayout";
 

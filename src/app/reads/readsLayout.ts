@@ -5,7 +5,7 @@
  * cannot be placed and the write it should have seen marked, on a time axis. Units are the
  * SVG's own (a viewBox WIDTH wide, scaled to the dialog), so text grows with the screen.
  */
-import { scaleLinear } from "d3";
+import { scaleLinear } from "d3-scale";
 import { formatInstant } from "../../core/sim/time";
 import type { ReadCheckOp, ReadViolationView } from "../../worker/readCheckTypes";
 

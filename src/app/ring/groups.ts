@@ -5,7 +5,7 @@
  * each other member; else one round each member. Every holder or storage in a group also
  * gets a badge with the group's letter, so membership reads even where outlines are apart.
  */
-import * as d3 from "d3";
+import { polygonContains, polygonHull } from "d3-polygon";
 import { groupLetter, outlinePoints, type Place, type Pt, type RingLayout } from "./geometry";
 
 export interface GroupShape {
@@ -23,12 +23,12 @@ const PAD = 12;
 const HUG = 3;
 
 function hull(pts: readonly Pt[]): Pt[] | null {
-  const h = d3.polygonHull(pts.map((p): [number, number] => [p.x, p.y]));
+  const h = polygonHull(pts.map((p): [number, number] => [p.x, p.y]));
   return h === null ? null : h.map(([x, y]) => ({ x, y }));
 }
 
 export function polygonHas(poly: readonly Pt[], p: Pt): boolean {
-  return d3.polygonContains(
+  return polygonContains(
     poly.map((q): [number, number] => [q.x, q.y]),
     [p.x, p.y],
   );

@@ -3,7 +3,7 @@
  * cylinder: fencing on or off, writes accepted and rejected). Both are buttons
  * (ringPointer.ts); the frames only count down a pause.
  */
-import type * as d3 from "d3";
+import type * as d3 from "d3-selection";
 import type { HolderView, InspectTarget, SimView, StorageView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { OKABE_ITO, textOn } from "../theme";

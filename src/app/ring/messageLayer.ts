@@ -3,7 +3,7 @@
  * its send and delivery times (geometry.ts: messageTravel), or stacked at a paused
  * receiver; a drop is a ✕ on the link that fades out, with words for the newest few.
  */
-import type * as d3 from "d3";
+import type * as d3 from "d3-selection";
 import type { DropView, MessageView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { inLeaseStory, messageColor, messageKind } from "../theme";

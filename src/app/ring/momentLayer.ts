@@ -5,7 +5,7 @@
  * the leader). Shown for a few seconds of real time, or until the next moment; while the
  * run is paused at (or just after) the moment, it stays.
  */
-import type * as d3 from "d3";
+import type * as d3 from "d3-selection";
 import type { Moment, MomentKind, SimView } from "../../worker/protocol";
 import { setText } from "../draw/dom";
 import type { Place, RingLayout } from "./geometry";

@@ -3,7 +3,8 @@
  * member when a hull would swallow someone else), cut links, one-way cuts, and the
  * clients (buttons, like the processes). Redrawn only when the layout or the network changes.
  */
-import * as d3 from "d3";
+import { color as parseColor } from "d3-color";
+import type * as d3 from "d3-selection";
 import type { InspectTarget, SimView } from "../../worker/protocol";
 import { OKABE_ITO, textOn } from "../theme";
 import { linkSegment, type Place, pointAt, type RingLayout } from "./geometry";
@@ -86,7 +87,7 @@ export function createNetworkLayer(g: NetworkGroups, arrowId: string, select: (t
     labelBoxes = [];
     for (const shape of groupShapes(groups, L)) {
       const color = GROUP_COLORS[shape.index % GROUP_COLORS.length] as string;
-      const dark = d3.color(color)?.darker(1.2).formatHex() ?? color;
+      const dark = parseColor(color)?.darker(1.2).formatHex() ?? color;
       const g = gNet.append("g").attr("class", "group");
       for (const o of shape.outlines)
         g.append("path")

@@ -4,7 +4,8 @@
  * buttons (ringPointer.ts). Between views the frames run the timer arcs and the clocks.
  */
 import { localTime } from "../../core/sim/clock";
-import * as d3 from "d3";
+import type * as d3 from "d3-selection";
+import { arc as d3Arc } from "d3-shape";
 import type { InspectTarget, NodeView, SimView } from "../../worker/protocol";
 import { changed, type G, setText } from "../draw/dom";
 import { nodeLabel, nodeState } from "../format";
@@ -199,8 +200,7 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
   let readsArcs = nodeSel.select<SVGPathElement>(".reads-arc");
   let nodeStatus = nodeSel.select<SVGTextElement>(".status");
   let nodeClocks = nodeSel.select<SVGTextElement>(".clock");
-  const arc = d3
-    .arc<{ inner: number; outer: number; end: number }>()
+  const arc = d3Arc<{ inner: number; outer: number; end: number }>()
     .innerRadius((a) => a.inner)
     .outerRadius((a) => a.outer)
     .startAngle(0)

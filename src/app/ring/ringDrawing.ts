@@ -13,7 +13,7 @@
  * storage; messageLayer: messages and drops); what pointer and keyboard do is in
  * ringPointer.ts.
  */
-import * as d3 from "d3";
+import * as d3 from "d3-selection";
 import type { InspectTarget, SimView } from "../../worker/protocol";
 import { createFrames } from "../draw/frames";
 import { OKABE_ITO } from "../theme";

@@ -7,12 +7,12 @@
  * in shareActions.ts; here are the dialog, its state and its sections.
  */
 import { formatInstant } from "../../core/sim/time";
-import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
-import { useUi } from "../ui";
+import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useEffect, useId, useRef, useState } from "react";
 import type { ExportKind } from "../../worker/protocol";
 import { trapTab, useFocusBack } from "../focusTrap";
 import { useLab, useLabStore } from "../store";
 import { MAX_SCENARIO_BYTES } from "./link";
+import { SHARE_NAMES } from "./names";
 import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
 import {
   type Confirm,
@@ -27,25 +27,6 @@ import {
   savePicture,
 } from "./shareActions";
 
-/** Accessible names of the controls (the end-to-end tests use these). */
-export const SHARE_NAMES = {
-  open: "Share & export",
-  dialog: "Share & export",
-  copyLink: "Copy share link",
-  linkField: "Share link",
-  downloadScenario: "Download scenario",
-  importScenario: "Import scenario…",
-  scenarioFile: "Scenario file",
-  paste: "Paste a share link or scenario",
-  openPasted: "Open",
-  confirmReplace: "Replace the current run",
-  keepCurrent: "Keep the current run",
-  currentLink: "Current run link",
-  exportTrace: "Export trace (NDJSON)",
-  exportHistory: "Export client history (JSON)",
-  close: "Close",
-} as const;
-
 export function pictureButtonName(kind: PictureKind, format: PictureFormat): string {
   return `Save ${PICTURE_WORDS[kind]} as ${format.toUpperCase()}`;
 }
@@ -56,27 +37,6 @@ const PICTURES: readonly [PictureKind, PictureFormat][] = [
   ["spacetime", "svg"],
   ["spacetime", "png"],
 ];
-
-export function ShareMenu() {
-  const open = useUi((u) => u.shareOpen);
-  const setOpen = useUi((u) => u.setShareOpen);
-  const trigger = useRef<HTMLButtonElement>(null);
-  const close = useCallback(() => setOpen(false), [setOpen]);
-  // However the dialog closes (its Close button, Escape, a run opened), focus returns to the button that opened it.
-  const wasOpen = useRef(open);
-  useEffect(() => {
-    if (wasOpen.current && !open) trigger.current?.focus();
-    wasOpen.current = open;
-  }, [open]);
-  return (
-    <>
-      <button ref={trigger} type="button" className="share-trigger" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(true)}>
-        {SHARE_NAMES.open}
-      </button>
-      {open && <ShareDialog onClose={close} />}
-    </>
-  );
-}
 
 export function ShareDialog({ onClose }: { onClose: () => void }) {
   const lab = useLabStore();

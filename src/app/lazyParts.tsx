@@ -1,0 +1,79 @@
+/**
+ * The parts of the page that load when first shown, not with the first screen (issue 15,
+ * part 4: ship less). Each is a separate chunk; a panel shows a light placeholder while
+ * its code arrives, and a dialog's code loads only when it first opens.
+ */
+import { type ComponentProps, lazy, type ReactNode, Suspense } from "react";
+import { useLibraryUi } from "./library/open";
+import { useLab } from "./store";
+import { useUi } from "./ui";
+
+const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ default: m.SpaceTime })));
+const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
+const LessonCardChunk = lazy(() => import("./lesson/LessonCard").then((m) => ({ default: m.LessonCard })));
+const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
+const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
+const CourseDialogChunk = lazy(() => import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog })));
+const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
+
+/** What a panel shows while its code loads: its place on the board, and a word. */
+function Loading({ what }: { readonly what: string }) {
+  return (
+    <section className="panel lazy-panel" aria-busy="true">
+      <p className="loading">Loading {what}…</p>
+    </section>
+  );
+}
+
+function WhenLoaded({ what, children }: { readonly what: string; readonly children: ReactNode }) {
+  return <Suspense fallback={<Loading what={what} />}>{children}</Suspense>;
+}
+
+export function LazySpaceTime() {
+  return (
+    <WhenLoaded what="the space-time diagram">
+      <SpaceTimeChunk />
+    </WhenLoaded>
+  );
+}
+
+export function LazyHolderPanel() {
+  return (
+    <WhenLoaded what="the lease holders' statecharts">
+      <HolderPanelChunk />
+    </WhenLoaded>
+  );
+}
+
+export function LazyLessonCard(props: ComponentProps<typeof LessonCardChunk>) {
+  return (
+    <WhenLoaded what="the lesson">
+      <LessonCardChunk {...props} />
+    </WhenLoaded>
+  );
+}
+
+/** A run opened from a scenario: its card (it reads the bundled library, so it loads only then). */
+export function LazyScenarioCard() {
+  const scenario = useLab((s) => (s.view?.scenario ?? null) !== null);
+  if (!scenario) return null;
+  return (
+    <WhenLoaded what="the scenario">
+      <ScenarioCardChunk />
+    </WhenLoaded>
+  );
+}
+
+/** The settings, course and library dialogs: nothing until one is first opened. */
+export function LazyDialogs() {
+  const settings = useUi((u) => u.settingsOpen);
+  const course = useUi((u) => u.courseView !== null);
+  const library = useLibraryUi((u) => u.open);
+  return (
+    <Suspense fallback={null}>
+      {settings && <SettingsDialogChunk />}
+      {course && <CourseDialogChunk />}
+      {library && <LibraryDialogChunk />}
+    </Suspense>
+  );
+}
