@@ -4,10 +4,10 @@
  * replicas (which is primary; two primaries at once): described and
  * checked here, for checkExpectation (runner.ts).
  */
-import { checkLinearizability, describeLinResult } from "../lin/check";
+import { checkLinearizability, describeLinResult, type LinResult } from "../lin/check";
 import type { Simulation } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
-import { HistoryRecorder } from "./history";
+import { type HistoryOp, HistoryRecorder } from "./history";
 import type { RunObserver } from "./observer";
 import type { Expectation } from "./schema";
 
@@ -94,10 +94,29 @@ export function describeObserved(e: ObservedExpectation): string {
 }
 
 /** The clients' history so far, from the events the observer kept (operations still open are unknown). */
-function historySoFar(sim: Simulation, run: RunObserver) {
+/**
+ * The clients' history so far, and its linearizability verdict, rebuilt only when a client
+ * event came in: conditions are checked after every event (a lesson's `until`), and most
+ * events are not the clients'.
+ */
+interface HistoryMemo {
+  readonly events: number;
+  /** The newest client event it saw: time travel may restore as many events from another branch. */
+  readonly last: unknown;
+  readonly ops: HistoryOp[];
+  lin: LinResult | null;
+}
+const memos = new WeakMap<RunObserver, HistoryMemo>();
+
+function historySoFar(sim: Simulation, run: RunObserver): HistoryMemo {
+  const memo = memos.get(run);
+  const last = run.clientEvents[run.clientEvents.length - 1];
+  if (memo !== undefined && memo.events === run.clientEvents.length && memo.last === last) return memo;
   const rec = new HistoryRecorder();
   for (const c of run.clientEvents) rec.observe(c);
-  return rec.finish(sim.seed).operations;
+  const fresh = { events: run.clientEvents.length, last, ops: rec.finish(sim.seed).operations, lin: null };
+  memos.set(run, fresh);
+  return fresh;
 }
 
 /** The most recent grant of `name` applied on any node (the highest grant index), or null. */
@@ -165,8 +184,10 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
       return { ok: found.length > 0, detail: found.length > 0 ? `${found[0]?.bound}: ${found[0]?.detail}` : "no bound broken" };
     }
     case "linearizable": {
-      const ops = historySoFar(sim, run);
-      const r = checkLinearizability(ops);
+      const memo = historySoFar(sim, run);
+      const ops = memo.ops;
+      memo.lin ??= checkLinearizability(ops);
+      const r = memo.lin;
       const ok = r.verdict !== "unknown" && (r.verdict === "ok") === e.holds;
       const lines = describeLinResult(r);
       const detail = r.verdict === "violation" ? lines.slice(0, 8).join(" / ") : (lines[lines.length - 1] ?? "");
@@ -179,7 +200,7 @@ export function checkObserved(sim: Simulation, e: ObservedExpectation, run: RunO
     }
     case "slowest-operation": {
       const t0 = sinceUs(e.since, stepStartUs);
-      const ops = historySoFar(sim, run).filter(
+      const ops = historySoFar(sim, run).ops.filter(
         (o) => o.outcome === "ok" && o.returnUs !== null && o.operation === e.operation && o.callUs >= t0 && (e.client === undefined || o.client === e.client),
       );
       if (ops.length === 0) return { ok: false, detail: `no ${e.operation} completed` };
