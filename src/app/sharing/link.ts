@@ -11,9 +11,7 @@
  * Pure apart from the standard CompressionStream / DecompressionStream (async; in every
  * current browser and in Node 20).
  */
-import { scenarioConfig } from "../../core/scenario/runner";
-import { parseScenarioText, type Scenario } from "../../core/scenario/schema";
-import { configProblems } from "../../core/sim/config";
+import type { Scenario } from "../../core/scenario/schema";
 
 /** The link format version written by encode; the `1.` in `#run=1.`. */
 export const LINK_VERSION = 1;
@@ -154,21 +152,13 @@ export function runPayloadFromHash(hash: string): string | null {
 }
 
 /**
- * Scenario text -> the scenario, or its errors each starting with `prefix`: the schema's
- * (naming the field) and then settings that clash with each other (which the simulator
- * would refuse).
+ * Scenario text -> the scenario, or its errors each starting with `prefix` (linkCheck.ts).
+ * The scenario schema (and zod) is a chunk of its own, loaded when a link or a file is
+ * opened: a page opened without one never loads it.
  */
-export function checkScenarioText(text: string, prefix: string): DecodeResult {
-  const parsed = parseScenarioText(text);
-  if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => `${prefix}${e}`) };
-  let clash: string[];
-  try {
-    clash = configProblems(scenarioConfig(parsed.scenario));
-  } catch (e) {
-    clash = [e instanceof Error ? e.message : String(e)];
-  }
-  if (clash.length > 0) return { ok: false, errors: clash.map((e) => `${prefix}settings that cannot run together: ${e}`) };
-  return { ok: true, scenario: parsed.scenario, text: compactScenarioText(text) };
+export async function checkScenarioText(text: string, prefix: string): Promise<DecodeResult> {
+  const { checkScenario } = await import("./linkCheck");
+  return checkScenario(text, prefix);
 }
 
 /** "1.<base64url>" -> the scenario it carries, or every problem with it, in words. */

@@ -13,12 +13,12 @@
  * here does not compile (`satisfies ActionTable`), nor does an entry that forgets a part.
  */
 import { z } from "zod";
-import { byMessageType, latencyRange, SETTING_FIELDS } from "../sim/config";
+import { byMessageType, latencyRange, SETTING_SCHEMAS } from "../sim/configSchema";
 import type { Action } from "../sim/sim";
 import { formatDuration, formatExactDuration } from "../sim/time";
 import { at, duration, procRef, signedDuration } from "./fields";
 
-const NET = SETTING_FIELDS.network;
+const NET = SETTING_SCHEMAS.network;
 
 /** A scenario action as written in a file (the input side of the schema). */
 export type ScenarioActionInput = { readonly at: string; readonly do: string } & Record<string, unknown>;

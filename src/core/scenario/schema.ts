@@ -3,7 +3,8 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_NODES, SETTING_FIELDS, simConfigSchema } from "../sim/config";
+import { MAX_NODES } from "../sim/config";
+import { SETTING_SCHEMAS, TOP_SCHEMAS } from "../sim/configSchema";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { clip } from "../sim/time";
 import { actionSchema } from "./actions";
@@ -221,15 +222,15 @@ export const scenarioSchema = z.strictObject({
   version: z.literal(1).default(1),
   name: z.string().min(1).default("untitled"),
   description: z.string().default(""),
-  seed: simConfigSchema.shape.seed,
+  seed: TOP_SCHEMAS.seed,
   duration: duration.default(10_000_000),
   // The settings' sections, derived from their one declaration (sim/config.ts): every field
   // optional, with the same type and range; what a file leaves out keeps its default.
-  cluster: fileSection({ ...SETTING_FIELDS.raft, nodes: simConfigSchema.shape.nodes, spares: simConfigSchema.shape.spares }).default({}),
-  network: fileSection(SETTING_FIELDS.network).default({}),
-  clients: fileSection(SETTING_FIELDS.clients).default({}),
-  lease: fileSection(SETTING_FIELDS.lease).default({}),
-  holders: fileSection(SETTING_FIELDS.holders)
+  cluster: fileSection({ ...SETTING_SCHEMAS.raft, nodes: TOP_SCHEMAS.nodes, spares: TOP_SCHEMAS.spares }).default({}),
+  network: fileSection(SETTING_SCHEMAS.network).default({}),
+  clients: fileSection(SETTING_SCHEMAS.clients).default({}),
+  lease: fileSection(SETTING_SCHEMAS.lease).default({}),
+  holders: fileSection(SETTING_SCHEMAS.holders)
     .extend({
       /**
        * Presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at
@@ -238,7 +239,7 @@ export const scenarioSchema = z.strictObject({
       preset: z.enum(["etcd", "dhcp", "primary"]).optional(),
     })
     .default({}),
-  storage: fileSection(SETTING_FIELDS.storage).default({}),
+  storage: fileSection(SETTING_SCHEMAS.storage).default({}),
   nemesis: z
     .strictObject({
       /** The kinds of fault, pinned (equally likely). Left out: swarm, each run draws its own mix from its seed. */
