@@ -6,9 +6,8 @@
  * runs headless (lesson/runner.ts) and fails the day the behaviour changes.
  */
 import { z } from "zod";
-import { actionSchema } from "../scenario/actions";
 import { duration, procRef } from "../scenario/fields";
-import { expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
+import { actionSchema, expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
 import { clip } from "../sim/time";
 import { PANELS } from "./steps";
 

@@ -4,11 +4,11 @@
  */
 import { z } from "zod";
 import { MAX_NODES } from "../sim/config";
-import { SETTING_SCHEMAS, TOP_SCHEMAS } from "../sim/configSchema";
+import { byMessageType, latencyRange, SETTING_SCHEMAS, TOP_SCHEMAS } from "../sim/configSchema";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { clip } from "../sim/time";
-import { actionSchema } from "./actions";
-import { duration, procRef } from "./fields";
+import { fileForms } from "./actions";
+import { at, duration, procRef, signedDuration } from "./fields";
 import { LEASE_DENIALS, REFRESH_DENIALS } from "../lease/types";
 import { TRACKER_EVENTS } from "./observer";
 
@@ -16,6 +16,26 @@ import { TRACKER_EVENTS } from "./observer";
 const MIN_NEMESIS_INTERVAL_US = 1000;
 const nemesisInterval = duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, 'the nemesis acts at most once a millisecond (at least "1ms")'));
 
+/** Every action's file forms, made with zod and the file's field types. */
+export const actionSchema = fileForms({
+  z: {
+    array: z.array,
+    boolean: z.boolean,
+    discriminatedUnion: z.discriminatedUnion,
+    enum: z.enum,
+    literal: z.literal,
+    number: z.number,
+    strictObject: z.strictObject,
+    string: z.string,
+  },
+  at,
+  duration,
+  procRef,
+  signedDuration,
+  NET: SETTING_SCHEMAS.network,
+  byMessageType,
+  latencyRange,
+});
 const action = actionSchema;
 
 /**
