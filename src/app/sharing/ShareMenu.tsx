@@ -11,11 +11,12 @@ import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useEffect, us
 import type { ExportKind } from "../../worker/protocol";
 import { trapTab, useFocusBack } from "../focusTrap";
 import { useLab, useLabStore } from "../store";
-import { MAX_SCENARIO_BYTES } from "./link";
+import { EMBED_HEIGHT, EMBED_WIDTH, embedSnippet, MAX_SCENARIO_BYTES } from "./link";
 import { SHARE_NAMES } from "./names";
 import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
 import {
   type Confirm,
+  copyEmbedStatus,
   copyLinkStatus,
   exportToFile,
   makeShareLink,
@@ -98,6 +99,14 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
       setStatus(await copyLinkStatus(made.link));
     });
 
+  const copyEmbed = (): Promise<void> =>
+    task("Making the embed code", async () => {
+      const made = await makeShareLink(lab);
+      setLink(made.link);
+      setNote(made.note);
+      setStatus(await copyEmbedStatus(embedSnippet(made.link)));
+    });
+
   /** Runs `outcome` as a task named `name`; its status line and note go to the dialog. */
   const report = (name: string, outcome: () => Promise<{ status: string; note: string | null }>): Promise<void> =>
     task(name, async () => {
@@ -161,6 +170,7 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
           working={working}
           link={link}
           onCopy={copyLink}
+          onCopyEmbed={copyEmbed}
           onDownload={() => exportFile("scenario", "Saving the scenario")}
         />
         <OpenRun
@@ -204,10 +214,12 @@ function ShareRun(props: {
   readonly working: boolean;
   readonly link: string;
   readonly onCopy: () => Promise<void>;
+  readonly onCopyEmbed: () => Promise<void>;
   readonly onDownload: () => Promise<void>;
 }) {
-  const { first, working, link, onCopy, onDownload } = props;
+  const { first, working, link, onCopy, onCopyEmbed, onDownload } = props;
   const linkId = useId();
+  const embedId = useId();
   return (
     <>
       <h3>Share this run</h3>
@@ -218,9 +230,18 @@ function ShareRun(props: {
         <button type="button" onClick={() => void onDownload()} disabled={working}>
           {SHARE_NAMES.downloadScenario}
         </button>
+        <button type="button" onClick={() => void onCopyEmbed()} disabled={working}>
+          {SHARE_NAMES.copyEmbed}
+        </button>
       </div>
       <TraceHash />
       <LinkField id={linkId} label={SHARE_NAMES.linkField} value={link} placeholder="Press Copy share link" />
+      <LinkField
+        id={embedId}
+        label={SHARE_NAMES.embedField}
+        value={link === "" ? "" : embedSnippet(link)}
+        placeholder={`Press ${SHARE_NAMES.copyEmbed}: an iframe of ${EMBED_WIDTH}×${EMBED_HEIGHT} for a slide`}
+      />
     </>
   );
 }

@@ -139,6 +139,30 @@ export async function shareLink(base: string, scenarioText: string): Promise<str
   return `${base}${await encodeRunHash(scenarioText)}`;
 }
 
+/** The size of the embedded lab: what ?embed=1 is laid out for (a 16:9 slide's content area). */
+export const EMBED_WIDTH = 800;
+export const EMBED_HEIGHT = 450;
+
+/** A value inside a double-quoted HTML attribute. */
+function attr(v: string): string {
+  return v.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The embed address of a share link: the same run (its #run=…) in embed mode (?embed=1), other query parameters dropped. */
+export function embedUrl(shareUrl: string): string {
+  const url = new URL(shareUrl);
+  url.search = "?embed=1";
+  return url.href;
+}
+
+/**
+ * The HTML to paste into a slide or a course page: an 800×450 iframe of the run in embed
+ * mode (the cluster and its controls, and a link out to the full lab).
+ */
+export function embedSnippet(shareUrl: string, title = "Lease Lab: a shared run"): string {
+  return `<iframe src="${attr(embedUrl(shareUrl))}" width="${EMBED_WIDTH}" height="${EMBED_HEIGHT}" title="${attr(title)}" style="border:0" loading="lazy" allowfullscreen></iframe>`;
+}
+
 /** The run payload in a URL hash ("#run=1.abc" -> "1.abc"), or null when the hash carries no run. */
 export function runPayloadFromHash(hash: string): string | null {
   const h = hash.startsWith("#") ? hash.slice(1) : hash;

@@ -237,9 +237,19 @@ function fileSection<T extends Record<string, z.ZodDefault<z.ZodType>>>(fields: 
   return z.strictObject(shape as { [K in keyof T]: z.ZodOptional<ReturnType<T[K]["unwrap"]>> });
 }
 
+/** The scenario format this Lease Lab reads and writes (`version` in a file; a file without one is version 1). */
+export const SCENARIO_VERSION = 1;
+
+/** Why a scenario's version cannot be read: a newer format, or not a version at all. */
+function versionProblem(v: unknown): string {
+  if (typeof v === "number" && Number.isInteger(v) && v > SCENARIO_VERSION)
+    return `this scenario is in format version ${v}, and this Lease Lab reads version ${SCENARIO_VERSION}: it comes from a newer Lease Lab. Open it there, or update this one`;
+  return `must be ${SCENARIO_VERSION}, the scenario format this Lease Lab reads (got ${clip(JSON.stringify(v) ?? String(v))})`;
+}
+
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
-  version: z.literal(1).default(1),
+  version: z.literal(SCENARIO_VERSION, { error: (iss) => versionProblem(iss.input) }).default(SCENARIO_VERSION),
   name: z.string().min(1).default("untitled"),
   description: z.string().default(""),
   seed: TOP_SCHEMAS.seed,
