@@ -91,20 +91,13 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     }
   };
 
-  const copyLink = (): Promise<void> =>
-    task("Making the share link", async () => {
+  /** Makes the run's link and copies it, or the embed code made from it. */
+  const copyRun = (what: "link" | "embed"): Promise<void> =>
+    task(what === "link" ? "Making the share link" : "Making the embed code", async () => {
       const made = await makeShareLink(lab);
       setLink(made.link);
       setNote(made.note);
-      setStatus(await copyLinkStatus(made.link));
-    });
-
-  const copyEmbed = (): Promise<void> =>
-    task("Making the embed code", async () => {
-      const made = await makeShareLink(lab);
-      setLink(made.link);
-      setNote(made.note);
-      setStatus(await copyEmbedStatus(embedSnippet(made.link)));
+      setStatus(what === "link" ? await copyLinkStatus(made.link) : await copyEmbedStatus(embedSnippet(made.link)));
     });
 
   /** Runs `outcome` as a task named `name`; its status line and note go to the dialog. */
@@ -169,8 +162,8 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
           first={first}
           working={working}
           link={link}
-          onCopy={copyLink}
-          onCopyEmbed={copyEmbed}
+          onCopy={() => copyRun("link")}
+          onCopyEmbed={() => copyRun("embed")}
           onDownload={() => exportFile("scenario", "Saving the scenario")}
         />
         <OpenRun
