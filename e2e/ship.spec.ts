@@ -28,10 +28,15 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   await expect(page.getByRole("heading", { name: "Lease holders" })).toBeVisible();
   await shot(page, "ship-01-first-screen");
   // zod and the scenario file's schema too: a run from the settings parses no file.
-  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck"]) {
+  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard"]) {
     expect(loaded(seen, chunk), `${chunk} loaded with the first screen`).toBe(false);
   }
   expect(loaded(seen, "SpaceTime")).toBe(true);
+  // The board's lower rows arrive the same way, in their places.
+  await expect(page.getByRole("heading", { name: "Event log" })).toBeVisible();
+  expect(loaded(seen, "widePanels") && loaded(seen, "LogGrid")).toBe(true);
+  // Classroom mode's board and the reads' answer load when asked for.
+  expect(loaded(seen, "ClassroomBoard")).toBe(false);
 
   await page.getByRole("button", { name: "Share & export" }).click();
   await expect(page.getByRole("dialog", { name: "Share & export" })).toBeVisible();
