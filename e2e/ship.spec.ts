@@ -28,7 +28,7 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   await expect(page.getByRole("heading", { name: "Lease holders" })).toBeVisible();
   await shot(page, "ship-01-first-screen");
   // zod and the scenario file's schema too: a run from the settings parses no file.
-  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard"]) {
+  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard", "toolsPart", "lessonsPart"]) {
     expect(loaded(seen, chunk), `${chunk} loaded with the first screen`).toBe(false);
   }
   expect(loaded(seen, "SpaceTime")).toBe(true);
@@ -47,24 +47,28 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
 
 test("a share link loads the scenario check when it opens, and the embed code shows the run in an 800×450 iframe", async ({ page, browser }) => {
   const errors = watchErrors(page);
+  const seen = scripts(page);
   await page.goto("/?seed=4&speed=1");
   const first = await leader(page);
+  expect(loaded(seen, "toolsPart")).toBe(false);
   await page.getByRole("button", { name: "Share & export" }).click();
   await page.getByRole("button", { name: "Copy embed code" }).click();
   const field = page.getByLabel("Embed code for slides (800×450)");
   await expect(field).toHaveValue(/^<iframe src="[^"]+\?embed=1#run=1\.[A-Za-z0-9_-]+" width="800" height="450" /);
   await expect(page.getByRole("dialog", { name: "Share & export" }).getByRole("status")).toContainText(/embed code/);
   await shot(page, "ship-03-embed-code");
+  // The worker loaded its export tools for the link, not before.
+  expect(loaded(seen, "toolsPart")).toBe(true);
   const snippet = await field.inputValue();
   const link = await page.getByLabel("Share link", { exact: true }).inputValue();
   expect(snippet).toContain(new URL(link).hash);
 
   // The shared link, opened on its own: the scenario check (and zod) load now, and the run opens.
   const other = await browser.newPage();
-  const seen = scripts(other);
+  const opened = scripts(other);
   await other.goto(link);
   await expect(nodes(other)).toHaveCount(5);
-  expect(loaded(seen, "linkCheck") && loaded(seen, "zod")).toBe(true);
+  expect(loaded(opened, "linkCheck") && loaded(opened, "zod")).toBe(true);
   await other.close();
 
   // A slide: a page holding only the snippet. The iframe shows the same run, embedded.
