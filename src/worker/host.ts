@@ -7,7 +7,8 @@
 import { applyActionsTo, Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
-import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
+import { buildSimulation, scenarioActions } from "../core/scenario/build";
+import { scenarioConfig } from "../core/scenario/settings";
 import type { Scenario } from "../core/scenario/schema";
 import type { Lesson } from "../core/lesson/schema";
 import type { TimedAction } from "../core/scenario/record";

@@ -5,21 +5,19 @@
 import { diskLastIndex } from "../raft/server";
 import { applyActionsTo } from "../replay/timeline";
 import type { BoundBroken, Violation } from "../sim/checkers";
-import type { NemesisConfig } from "../sim/nemesis";
-import { type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
+import type { ActionFailure, Simulation, TraceListener } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
 import { holderStateOf } from "../holder/holder";
 import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";
-import type { TimedAction } from "./record";
-import { toSimAction } from "./actions";
 import { checkObserved, describeObserved, isObserved } from "./observed";
 import { observerNeeds, RunObserver } from "./observer";
 import type { Expectation, Scenario } from "./schema";
-import { scenarioConfig } from "./settings";
+import { buildSimulation, scenarioActions } from "./build";
 
 export { toSimAction } from "./actions";
+export { buildSimulation, scenarioActions, scenarioNemesis } from "./build";
 export { scenarioConfig } from "./settings";
 export { observerNeeds, RunObserver } from "./observer";
 
@@ -89,35 +87,6 @@ export interface RunResult {
   /** The random nemesis's fault mix (swarm: drawn from the seed), or null without a nemesis. */
   readonly nemesisMix: string | null;
   readonly ok: boolean;
-}
-
-export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig | undefined {
-  const n = s.nemesis;
-  if (n === undefined) return undefined;
-  return {
-    faults: (n.faults ?? null) as NemesisConfig["faults"],
-    intervalMinUs: n.intervalMin,
-    intervalMaxUs: Math.max(n.intervalMin, n.intervalMax),
-    quietAfterUs: n.quietAfter ?? Math.floor(durationUs * 0.75),
-    includeClients: n.includeClients,
-  };
-}
-
-/**
- * Builds the simulation a scenario describes; its actions are not queued: move time with
- * applyActionsTo(sim, scenarioActions(s), ...), which performs each action after every
- * event due at or before its time (the browser records and replays user actions the same way).
- */
-export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation {
-  const durationUs = opts.durationUs ?? s.duration;
-  return new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs), opts.onTrace);
-}
-
-/** The scenario's actions as simulator actions, in time order (file order for equal times: the sort is stable). */
-export function scenarioActions(s: Scenario): (TimedAction & { readonly optional?: boolean })[] {
-  return s.actions
-    .map((a) => (a.optional === true ? { at: a.at, action: toSimAction(a), optional: true } : { at: a.at, action: toSimAction(a) }))
-    .sort((x, y) => x.at - y.at);
 }
 
 /** How often a `within` expectation is looked at while it waits to come true (µs of virtual time). */
