@@ -37,6 +37,13 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   expect(loaded(seen, "widePanels") && loaded(seen, "LogGrid")).toBe(true);
   // Classroom mode's board and the reads' answer load when asked for.
   expect(loaded(seen, "ClassroomBoard")).toBe(false);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.getByRole("heading", { name: "Event log" }).scrollIntoViewIfNeeded();
+  await shot(page, "ship-05-lower-rows-1920", true);
+  await page.getByRole("button", { name: "Classroom" }).click();
+  await expect(page.getByTestId("classroom-caption")).toBeVisible();
+  expect(loaded(seen, "ClassroomBoard")).toBe(true);
+  await page.getByRole("button", { name: "Classroom" }).click();
 
   await page.getByRole("button", { name: "Share & export" }).click();
   await expect(page.getByRole("dialog", { name: "Share & export" })).toBeVisible();
