@@ -40,7 +40,19 @@ export default defineConfig({
     target: "es2022",
     sourcemap: true,
     minify: process.env.NO_MINIFY ? false : "oxc",
-    rolldownOptions: { treeshake: { moduleSideEffects: coreIsPure } },
+    rolldownOptions: {
+      treeshake: { moduleSideEffects: coreIsPure },
+      // zod and the scenario file's schema in chunks of their own, loaded only with what parses files and
+      // links (never by the first screen): left to itself, the bundler shares one chunk between them and the settings.
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: "zod", includeDependenciesRecursively: false, test: /[\\/]node_modules[\\/]zod[\\/]/ },
+            { name: "files", includeDependenciesRecursively: false, test: /[\\/]src[\\/]core[\\/](scenario[\\/](schema|actions|fields)|sim[\\/]configSchema|lesson[\\/]schema)\.ts$/ },
+          ],
+        },
+      },
+    },
   },
   preview: { port: 4173 },
 });

@@ -2,13 +2,11 @@ import { formatInstant } from "../core/sim/time";
 import { type ReactNode, useEffect, useState } from "react";
 import type { SimView } from "../worker/protocol";
 import { Inspector } from "./Inspector";
-import { NetworkTools } from "./NetworkTools";
 import type { ParsedParams } from "./params";
-import { CheckerPanel } from "./panels/CheckerPanel";
-import { EventLog } from "./panels/EventLog";
+// The styles of panels that load after the first frame stay in the first stylesheet, in their old places.
+import "./panels/panels.css";
 import { LeaseTimeline } from "./panels/LeaseTimeline";
-import { LogGrid } from "./panels/LogGrid";
-import { StoragePanel } from "./panels/StoragePanel";
+import "./panels/LogGrid.css";
 import { Ring } from "./ring/Ring";
 // The lazily loaded parts' styles stay in the first stylesheet, in their old order: no flash, same cascade.
 import "./diagram/SpaceTime.css";
@@ -37,10 +35,20 @@ import { type PanelId, panelsNeeded } from "./lesson/panels";
 import type { Lesson } from "../core/lesson/schema";
 import "./course/course.css";
 import "./library/library.css";
-import { Blank, ClassroomBoard } from "./classroom/ClassroomBoard";
-import { LazyDialogs, LazyHolderPanel, LazyLessonCard, LazyScenarioCard, LazySpaceTime } from "./lazyParts";
+import { Blank } from "./classroom/Blank";
+import {
+  LazyClassroomBoard,
+  LazyDialogs,
+  LazyHolderPanel,
+  LazyLessonCard,
+  LazyLogGrid,
+  LazyReadCheckDialog,
+  LazyScenarioCard,
+  LazySpaceTime,
+  LazyWidePanels,
+} from "./lazyParts";
 import { Modal } from "./Modal";
-import { ReadCheckDialog, ReadCheckPanel } from "./reads/ReadCheck";
+import "./reads/reads.css";
 import { EmbedBody } from "./embed/Embed";
 import { embedded } from "./embed/embedMode";
 
@@ -62,7 +70,7 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <HelpOverlay />
       <ResetDialog />
       <LazyDialogs />
-      <ReadCheckDialog />
+      <LazyReadCheckDialog />
       <Blank />
     </div>
   );
@@ -176,7 +184,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
       <Summary />
       <ViolationBanner />
       <LastStep />
-      {classroom ? <ClassroomBoard {...(full === undefined ? {} : { lesson: full })} /> : null}
+      {classroom ? <LazyClassroomBoard {...(full === undefined ? {} : { lesson: full })} /> : null}
       {!classroom && lesson !== undefined && !exploring && (
         <p className="lesson-panels-note">
           {all ? "Every panel is shown. " : "Only the panels this lesson has needed so far are shown; more appear when a step needs them. "}
@@ -191,7 +199,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
             <Ring />
             {show("time-travel", <TimeTravel />)}
             {show("space-time", <LazySpaceTime />)}
-            {show("log", <LogGrid />)}
+            {show("log", <LazyLogGrid />)}
           </div>
           <div className="col-side">
             {/* A lesson's card beside the cluster, so a projector shows the words and the drawing together. */}
@@ -203,11 +211,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
             {show("holders", <LazyHolderPanel />)}
           </div>
           <div className="col-wide">
-            {show("storage", <StoragePanel />)}
-            {show("checkers", <CheckerPanel />)}
-            {show("checkers", <ReadCheckPanel />)}
-            {show("network", <NetworkTools />)}
-            {show("events", <EventLog />)}
+            <LazyWidePanels shown={shown} />
           </div>
         </main>
       )}

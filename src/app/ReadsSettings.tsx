@@ -37,9 +37,9 @@ export function readsFromDraft(d: ReadsDraft, problems: string[]): Partial<Pick<
     const raw = d[key];
     if (raw === undefined) continue;
     const n = Number(raw.trim());
-    const r = SETTING_FIELDS.raft[key].unwrap().safeParse(raw.trim() === "" ? Number.NaN : n);
-    if (!r.success) problems.push(`${label} ${r.error.issues[0]?.message ?? "is out of range"}.`);
-    else out[key] = r.data;
+    const problem = SETTING_FIELDS.raft[key].problem(raw.trim() === "" ? Number.NaN : n);
+    if (problem !== null) problems.push(`${label} ${problem}.`);
+    else out[key] = n;
   }
   return out;
 }

@@ -4,6 +4,7 @@
  * its code arrives, and a dialog's code loads only when it first opens.
  */
 import { type ComponentProps, lazy, type ReactNode, Suspense } from "react";
+import type { PanelId } from "./lesson/panels";
 import { useLibraryUi } from "./library/open";
 import { useLab } from "./store";
 import { useUi } from "./ui";
@@ -12,6 +13,10 @@ const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ d
 const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
 const LessonCardChunk = lazy(() => import("./lesson/LessonCard").then((m) => ({ default: m.LessonCard })));
 const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
+const ClassroomBoardChunk = lazy(() => import("./classroom/ClassroomBoard").then((m) => ({ default: m.ClassroomBoard })));
+const LogGridChunk = lazy(() => import("./panels/LogGrid").then((m) => ({ default: m.LogGrid })));
+const WidePanelsChunk = lazy(() => import("./widePanels").then((m) => ({ default: m.WidePanels })));
+const ReadCheckDialogChunk = lazy(() => import("./reads/ReadCheck").then((m) => ({ default: m.ReadCheckDialog })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
 const CourseDialogChunk = lazy(() => import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog })));
 const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
@@ -42,6 +47,44 @@ export function LazyHolderPanel() {
     <WhenLoaded what="the lease holders' statecharts">
       <HolderPanelChunk />
     </WhenLoaded>
+  );
+}
+
+/** Classroom mode's board: loaded when classroom mode is first turned on. */
+export function LazyClassroomBoard(props: ComponentProps<typeof ClassroomBoardChunk>) {
+  return (
+    <Suspense fallback={<p className="loading">Loading classroom mode…</p>}>
+      <ClassroomBoardChunk {...props} />
+    </Suspense>
+  );
+}
+
+/** The log grid, under the diagram: below the first screen. */
+export function LazyLogGrid() {
+  return (
+    <WhenLoaded what="the logs">
+      <LogGridChunk />
+    </WhenLoaded>
+  );
+}
+
+/** The board's third row (storage, checkers, reads, network, events): below the first screen. */
+export function LazyWidePanels(props: { readonly shown: ReadonlySet<PanelId> | null }) {
+  return (
+    <WhenLoaded what="storage, the checkers and the event log">
+      <WidePanelsChunk {...props} />
+    </WhenLoaded>
+  );
+}
+
+/** "Check the reads" answer's dialog: nothing until a check is asked for. */
+export function LazyReadCheckDialog() {
+  const asked = useLab((s) => s.readCheck !== null);
+  if (!asked) return null;
+  return (
+    <Suspense fallback={null}>
+      <ReadCheckDialogChunk />
+    </Suspense>
   );
 }
 

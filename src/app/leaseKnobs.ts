@@ -3,8 +3,7 @@
  * holder's drift margin, the leader's slack, the pool): each with its URL parameter, its
  * label, and its range taken from the engine's schema (core/sim/config.ts), never restated.
  */
-import type { z } from "zod";
-import { SETTING_FIELDS } from "../core/sim/config";
+import { SETTING_FIELDS, type Setting } from "../core/sim/config";
 import type { TimingSettings } from "../worker/protocol";
 
 export type NumberKnob = "checkpointIntervalMs" | "lockDelayMs" | "driftMarginPpm" | "expirySlackFactor" | "poolSize";
@@ -16,12 +15,8 @@ export interface KnobSpec {
   readonly label: string;
   readonly hint: string;
   readonly step: string;
-  readonly schema: z.ZodType<number>;
-}
-
-/** The engine's own field, without its default (an empty value must be refused, not defaulted). */
-function field(f: { unwrap: () => z.ZodType<number> }): z.ZodType<number> {
-  return f.unwrap();
+  /** The engine's own declaration of the setting (its range and the words for a bad value). */
+  readonly setting: Setting<number>;
 }
 
 export const NUMBER_KNOBS: readonly KnobSpec[] = [
@@ -31,7 +26,7 @@ export const NUMBER_KNOBS: readonly KnobSpec[] = [
     label: "Checkpoint every (ms)",
     hint: "how often the leader writes each lease's time left",
     step: "100",
-    schema: field(SETTING_FIELDS.lease.checkpointIntervalMs),
+    setting: SETTING_FIELDS.lease.checkpointIntervalMs,
   },
   {
     key: "lockDelayMs",
@@ -39,7 +34,7 @@ export const NUMBER_KNOBS: readonly KnobSpec[] = [
     label: "Lock-delay (ms)",
     hint: "Chubby: after an expiry, nobody gets the lease for this long; 0 for none",
     step: "100",
-    schema: field(SETTING_FIELDS.lease.lockDelayMs),
+    setting: SETTING_FIELDS.lease.lockDelayMs,
   },
   {
     key: "driftMarginPpm",
@@ -47,7 +42,7 @@ export const NUMBER_KNOBS: readonly KnobSpec[] = [
     label: "Holder's drift margin (ppm)",
     hint: "the holder stops this much early for a slow clock: 20000 ppm = 2 %",
     step: "1000",
-    schema: field(SETTING_FIELDS.holders.driftMarginPpm),
+    setting: SETTING_FIELDS.holders.driftMarginPpm,
   },
   {
     key: "expirySlackFactor",
@@ -55,7 +50,7 @@ export const NUMBER_KNOBS: readonly KnobSpec[] = [
     label: "Leader's slack (× TTL)",
     hint: "the leader expires a lease after TTL × this; 1 for none",
     step: "0.1",
-    schema: field(SETTING_FIELDS.lease.expirySlackFactor),
+    setting: SETTING_FIELDS.lease.expirySlackFactor,
   },
   {
     key: "poolSize",
@@ -63,14 +58,13 @@ export const NUMBER_KNOBS: readonly KnobSpec[] = [
     label: "Lease pool size",
     hint: "at most this many leases granted at once; 0 for no limit",
     step: "1",
-    schema: field(SETTING_FIELDS.lease.poolSize),
+    setting: SETTING_FIELDS.lease.poolSize,
   },
 ];
 
 /** The engine's words for a bad value ("must be between 0 and 3600000 (got -5)"), or null when it is fine. */
 export function knobProblem(k: KnobSpec, v: number): string | null {
-  const r = k.schema.safeParse(v);
-  return r.success ? null : (r.error.issues[0]?.message ?? "is out of range");
+  return k.setting.problem(v);
 }
 
 export type KnobValues = Pick<TimingSettings, NumberKnob | "checkpoint">;

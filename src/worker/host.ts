@@ -7,7 +7,8 @@
 import { applyActionsTo, Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
-import { buildSimulation, scenarioActions, scenarioConfig } from "../core/scenario/runner";
+import { buildSimulation, scenarioActions } from "../core/scenario/build";
+import { scenarioConfig } from "../core/scenario/settings";
 import type { Scenario } from "../core/scenario/schema";
 import type { Lesson } from "../core/lesson/schema";
 import type { TimedAction } from "../core/scenario/record";
@@ -15,17 +16,15 @@ import { configProblems } from "../core/sim/config";
 import { formatDuration, formatInstant } from "../core/sim/time";
 import { toNdjson } from "../core/sim/trace";
 import { stepLine } from "./describe";
-import { exportScenarioText } from "./exporting";
-import { ExpectationTracker } from "./expectations";
+import type { ExpectationTracker } from "./expectations";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
-import { type LessonControls, LessonPlayer, newLessonRun, newObservedRun } from "./lessonPlayer";
+import type { LessonControls, LessonPlayer } from "./lessonPlayer";
+import { lessonsPart, toolsPart } from "./parts";
 import { observerNeeds } from "../core/scenario/observer";
 import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
-import { branchHistory, checkReads } from "./readCheck";
-import { measureHolders, measureReads, withReads } from "./readFigures";
 import type { ReadCheckResult, ReadFiguresResult, ReadsMode } from "./readCheckTypes";
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
@@ -252,6 +251,7 @@ export class SimHost {
     const tl = this.requireTimeline();
     const sc = this.scenario as Scenario;
     try {
+      const { measureHolders, measureReads } = toolsPart();
       const columns = holders ? measureHolders(sc, tl.actions, tl.now) : measureReads(sc, tl.actions, tl.now, compare);
       return { kind: "ok", untilUs: tl.now, columns };
     } catch (e) {
@@ -271,7 +271,7 @@ export class SimHost {
     if (reads === undefined) this.start(settings, this.imported ? this.scenario : undefined, 0);
     else {
       const read = { ...settings, timing: { ...settings.timing, reads } };
-      this.start(read, this.imported ? withReads(this.scenario, reads) : undefined, 0);
+      this.start(read, this.imported ? toolsPart().withReads(this.scenario, reads) : undefined, 0);
     }
   }
 
@@ -279,6 +279,7 @@ export class SimHost {
   private checkReads(): ReadCheckResult {
     const tl = this.requireTimeline();
     try {
+      const { branchHistory, checkReads } = toolsPart();
       return checkReads(branchHistory(this.scenario as Scenario, tl.actions, tl.now), tl.now);
     } catch (e) {
       return { kind: "error", untilUs: tl.now, message: e instanceof Error ? e.message : String(e) };
@@ -339,6 +340,7 @@ export class SimHost {
   private startLesson(settings: RunSettings, lesson: Lesson, at: number): void {
     const problems = configProblems(scenarioConfig(lesson.scenario));
     if (problems.length > 0) throw new Error(`cannot start the lesson: ${problems.join("; ")}`);
+    const { LessonPlayer, newLessonRun } = lessonsPart();
     const { timeline, journal, observer, scripted } = newLessonRun(lesson, {
       maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
       maxSnapshots: MAX_SNAPSHOTS,
@@ -379,7 +381,7 @@ export class SimHost {
     const seed = tl.sim.seed;
     const stem = `lease-lab-seed-${seed}${tl.branchId === 0 ? "" : `-branch-${tl.branchId + 1}`}`;
     if (what === "scenario") {
-      const text = exportScenarioText(scenario, this.imported, tl, this.speed);
+      const text = toolsPart().exportScenarioText(scenario, this.imported, tl, this.speed);
       return { filename: `${stem}.json`, mime: "application/json", text, note: null };
     }
     // The trace and the history are rebuilt by replaying the branch from the start in a scratch simulation.
@@ -535,6 +537,7 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
     const sim = buildSimulation(scenario, { onTrace: journal.listener });
     return { timeline: new Timeline(sim, scenarioActions(scenario), { ...options, companion: journal }), journal, tracker: null };
   }
+  const { ExpectationTracker, newObservedRun } = lessonsPart();
   const run = newObservedRun(scenario, observerNeeds(scenario.expect), options);
   return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer) };
 }

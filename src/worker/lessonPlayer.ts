@@ -7,7 +7,8 @@
  * there exactly (Timeline.seekMoment); Next goes to the next step's moment when it was
  * reached before, so nothing the learner did is played or asked again.
  */
-import { type Lesson, type LessonStep, lessonObserverNeeds } from "../core/lesson/schema";
+import type { Lesson, LessonStep } from "../core/lesson/schema";
+import { lessonObserverNeeds } from "../core/lesson/steps";
 import { judgeAction } from "../core/lesson/runner";
 import { type Companion, Timeline } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";

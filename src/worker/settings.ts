@@ -5,9 +5,9 @@
  * so a run made in the browser and the same run from a scenario file or a share link
  * are built by the very same code as the CLI's (scenarioConfig).
  */
-import { scenarioConfig } from "../core/scenario/runner";
-import { type Scenario, scenarioSchema } from "../core/scenario/schema";
-import { defaultConfig, type SimConfig } from "../core/sim/config";
+import { scenarioConfig } from "../core/scenario/settings";
+import type { Scenario } from "../core/scenario/schema";
+import { defaultConfig, SETTING_FIELDS, type Setting, type SimConfig, TOP_FIELDS } from "../core/sim/config";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "./protocol";
 
 /** The scenario file text (input side) for run settings: everything the page can set, written out. */
@@ -62,11 +62,49 @@ function readsSection(t: TimingSettings): Record<string, unknown> {
   return out;
 }
 
-/** The scenario the worker runs for page settings (no actions yet). */
+/** A section of the scenario as the file's schema gives it: the fields set, in their declared order, each checked. */
+function section(given: Record<string, unknown> | undefined, fields: Record<string, Setting<unknown>>, problems: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (given === undefined) return out;
+  for (const k of Object.keys(given)) if (!(k in fields)) problems.push(`unknown setting ${k}`);
+  for (const [k, f] of Object.entries(fields)) {
+    const v = given[k];
+    if (v === undefined) continue;
+    const p = f.problem(v);
+    if (p !== null) problems.push(`${k} ${p}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The scenario the worker runs for page settings (no actions yet): what the file schema
+ * would make of scenarioInputFromSettings, built directly (a run from the page needs no
+ * schema library; tests/worker/settings.test.ts checks the two agree).
+ */
 export function scenarioFromSettings(s: RunSettings): Scenario {
-  const r = scenarioSchema.safeParse(scenarioInputFromSettings(s));
-  if (!r.success) throw new Error(`these settings make no scenario: ${r.error.issues.map((i) => i.message).join("; ")}`);
-  return r.data;
+  const input = scenarioInputFromSettings(s) as Record<string, Record<string, unknown> | undefined> & { name: string; seed: number };
+  const problems: string[] = [];
+  const seedProblem = TOP_FIELDS.seed.problem(input.seed);
+  if (seedProblem !== null) problems.push(`seed ${seedProblem}`);
+  const clusterFields = { ...SETTING_FIELDS.raft, nodes: TOP_FIELDS.nodes, spares: TOP_FIELDS.spares };
+  const scenario = {
+    version: 1,
+    name: input.name,
+    description: "",
+    seed: input.seed,
+    duration: 10_000_000,
+    cluster: section(input.cluster, clusterFields, problems),
+    network: section(input.network, SETTING_FIELDS.network, problems),
+    clients: section(input.clients, SETTING_FIELDS.clients, problems),
+    lease: section(input.lease, SETTING_FIELDS.lease, problems),
+    holders: section(input.holders, SETTING_FIELDS.holders, problems),
+    storage: {},
+    actions: [],
+    expect: [],
+  };
+  if (problems.length > 0) throw new Error(`these settings make no scenario: ${problems.join("; ")}`);
+  return scenario as unknown as Scenario;
 }
 
 /** What the page shows for a scenario (a file or a share link): its settings, as far as the page has knobs for them. */

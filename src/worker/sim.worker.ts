@@ -1,5 +1,6 @@
 /** The simulation worker: a thin shell around SimHost. All simulation runs here, never on the page's thread. */
 import { SimHost } from "./host";
+import { partsFor } from "./parts";
 import type { FromWorker, ToWorker } from "./protocol";
 
 interface WorkerScope {
@@ -16,4 +17,25 @@ const host = new SimHost({
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 });
 
-scope.addEventListener("message", (e) => host.handle(e.data));
+/**
+ * Messages are handled in order. One that needs a part not loaded yet (a lesson, the reads'
+ * check, an export: parts.ts) waits for it, and so does every message after it. A part that
+ * fails to load is the host's to report: it answers as it answers any failure.
+ */
+let waiting: Promise<void> | null = null;
+scope.addEventListener("message", (e) => {
+  const msg = e.data;
+  const load = partsFor(msg);
+  if (waiting === null && load === null) {
+    host.handle(msg);
+    return;
+  }
+  const handled = (waiting ?? Promise.resolve())
+    .then(() => load ?? undefined)
+    .catch(() => undefined)
+    .then(() => host.handle(msg));
+  waiting = handled;
+  void handled.finally(() => {
+    if (waiting === handled) waiting = null;
+  });
+});

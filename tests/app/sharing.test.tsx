@@ -368,6 +368,7 @@ describe("the share menu", () => {
     for (const name of [
       SHARE_NAMES.copyLink,
       SHARE_NAMES.downloadScenario,
+      SHARE_NAMES.copyEmbed,
       SHARE_NAMES.importScenario,
       SHARE_NAMES.openPasted,
       SHARE_NAMES.exportTrace,
@@ -375,7 +376,7 @@ describe("the share menu", () => {
     ]) {
       expect(html).toContain(`>${esc(name)}</button>`);
     }
-    for (const label of [SHARE_NAMES.linkField, SHARE_NAMES.scenarioFile, SHARE_NAMES.paste]) expect(html).toMatch(new RegExp(`<label for="[^"]+">${label}</label>`));
+    for (const label of [SHARE_NAMES.linkField, SHARE_NAMES.embedField, SHARE_NAMES.scenarioFile, SHARE_NAMES.paste]) expect(html).toMatch(new RegExp(`<label for="[^"]+">${label.replace(/[()]/g, "\\$&")}</label>`));
     expect(html).toMatch(/<input id="[^"]+" type="text" readOnly=""[^>]* value=""/);
     expect(html).toContain('role="dialog"');
     for (const kind of ["ring", "spacetime"] as const) {

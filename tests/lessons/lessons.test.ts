@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { judgeAction, LessonEngine, runLesson, runStep } from "../../src/core/lesson/runner";
-import { type Lesson, lessonTexts, markedTerms, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
+import { type Lesson, parseLesson, parseLessonText } from "../../src/core/lesson/schema";
+import { lessonTexts, markedTerms } from "../../src/core/lesson/steps";
 
 const dir = join(import.meta.dirname, "../../lessons");
 const files = readdirSync(dir).filter((f) => f.endsWith(".json") && f !== "glossary.json");

@@ -14,7 +14,6 @@ import { LogGrid } from "../panels/LogGrid";
 import { StoragePanel } from "../panels/StoragePanel";
 import { Ring } from "../ring/Ring";
 import { useLab } from "../store";
-import { useUi } from "../ui";
 import { captionOf, classroomPanels, latestMoment } from "./moment";
 import "./classroom.css";
 
@@ -56,17 +55,5 @@ export function ClassroomBoard({ lesson }: { readonly lesson?: Lesson }) {
         </div>
       </div>
     </main>
-  );
-}
-
-/** The blanked screen: a black page until "." or any key (or a click) brings the lab back. */
-export function Blank() {
-  const blank = useUi((u) => u.blank);
-  const toggle = useUi((u) => u.toggleBlank);
-  if (!blank) return null;
-  return (
-    <button type="button" className="classroom-blank" data-testid="blank" onClick={toggle}>
-      <span className="sr-only">The screen is blank. Press any key, or here, to come back.</span>
-    </button>
   );
 }

@@ -1,5 +1,6 @@
 /** The lesson card's decisions, apart from React: which buttons work, which keys go where, what to outline. */
-import { type LessonStep, PANELS } from "../../core/lesson/schema";
+import type { LessonStep } from "../../core/lesson/schema";
+import { PANELS } from "../../core/lesson/steps";
 import type { LessonView } from "../../worker/protocol";
 
 export type LessonPanel = (typeof PANELS)[number];

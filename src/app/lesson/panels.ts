@@ -3,7 +3,8 @@
  * at the first step that names it (a highlight), or whose wait or action is about what it
  * shows, and stays. The cluster and the Inspector (where the learner acts) are always there.
  */
-import { type LessonSection, type LessonStep, stepConditions } from "../../core/lesson/schema";
+import type { LessonSection, LessonStep } from "../../core/lesson/schema";
+import { stepConditions } from "../../core/lesson/steps";
 import { type LessonPanel, lessonFocus } from "./lessonUi";
 
 /** The lesson format's panels, and the network tools (where partitions and cuts are made) and the Inspector. */

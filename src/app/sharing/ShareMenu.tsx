@@ -11,11 +11,12 @@ import { type KeyboardEvent as ReactKeyboardEvent, type RefObject, useEffect, us
 import type { ExportKind } from "../../worker/protocol";
 import { trapTab, useFocusBack } from "../focusTrap";
 import { useLab, useLabStore } from "../store";
-import { MAX_SCENARIO_BYTES } from "./link";
+import { EMBED_HEIGHT, EMBED_WIDTH, embedSnippet, MAX_SCENARIO_BYTES } from "./link";
 import { SHARE_NAMES } from "./names";
 import { PICTURE_WORDS, type PictureFormat, type PictureKind } from "./pictures";
 import {
   type Confirm,
+  copyEmbedStatus,
   copyLinkStatus,
   exportToFile,
   makeShareLink,
@@ -90,12 +91,13 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
     }
   };
 
-  const copyLink = (): Promise<void> =>
-    task("Making the share link", async () => {
+  /** Makes the run's link and copies it, or the embed code made from it. */
+  const copyRun = (what: "link" | "embed"): Promise<void> =>
+    task(what === "link" ? "Making the share link" : "Making the embed code", async () => {
       const made = await makeShareLink(lab);
       setLink(made.link);
       setNote(made.note);
-      setStatus(await copyLinkStatus(made.link));
+      setStatus(what === "link" ? await copyLinkStatus(made.link) : await copyEmbedStatus(embedSnippet(made.link)));
     });
 
   /** Runs `outcome` as a task named `name`; its status line and note go to the dialog. */
@@ -160,7 +162,8 @@ export function ShareDialog({ onClose }: { onClose: () => void }) {
           first={first}
           working={working}
           link={link}
-          onCopy={copyLink}
+          onCopy={() => copyRun("link")}
+          onCopyEmbed={() => copyRun("embed")}
           onDownload={() => exportFile("scenario", "Saving the scenario")}
         />
         <OpenRun
@@ -204,10 +207,12 @@ function ShareRun(props: {
   readonly working: boolean;
   readonly link: string;
   readonly onCopy: () => Promise<void>;
+  readonly onCopyEmbed: () => Promise<void>;
   readonly onDownload: () => Promise<void>;
 }) {
-  const { first, working, link, onCopy, onDownload } = props;
+  const { first, working, link, onCopy, onCopyEmbed, onDownload } = props;
   const linkId = useId();
+  const embedId = useId();
   return (
     <>
       <h3>Share this run</h3>
@@ -218,9 +223,18 @@ function ShareRun(props: {
         <button type="button" onClick={() => void onDownload()} disabled={working}>
           {SHARE_NAMES.downloadScenario}
         </button>
+        <button type="button" onClick={() => void onCopyEmbed()} disabled={working}>
+          {SHARE_NAMES.copyEmbed}
+        </button>
       </div>
       <TraceHash />
       <LinkField id={linkId} label={SHARE_NAMES.linkField} value={link} placeholder="Press Copy share link" />
+      <LinkField
+        id={embedId}
+        label={SHARE_NAMES.embedField}
+        value={link === "" ? "" : embedSnippet(link)}
+        placeholder={`Press ${SHARE_NAMES.copyEmbed}: an iframe of ${EMBED_WIDTH}×${EMBED_HEIGHT} for a slide`}
+      />
     </>
   );
 }

@@ -11,9 +11,7 @@
  * Pure apart from the standard CompressionStream / DecompressionStream (async; in every
  * current browser and in Node 20).
  */
-import { scenarioConfig } from "../../core/scenario/runner";
-import { parseScenarioText, type Scenario } from "../../core/scenario/schema";
-import { configProblems } from "../../core/sim/config";
+import type { Scenario } from "../../core/scenario/schema";
 
 /** The link format version written by encode; the `1.` in `#run=1.`. */
 export const LINK_VERSION = 1;
@@ -141,6 +139,30 @@ export async function shareLink(base: string, scenarioText: string): Promise<str
   return `${base}${await encodeRunHash(scenarioText)}`;
 }
 
+/** The size of the embedded lab: what ?embed=1 is laid out for (a 16:9 slide's content area). */
+export const EMBED_WIDTH = 800;
+export const EMBED_HEIGHT = 450;
+
+/** A value inside a double-quoted HTML attribute. */
+function attr(v: string): string {
+  return v.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The embed address of a share link: the same run (its #run=…) in embed mode (?embed=1), other query parameters dropped. */
+export function embedUrl(shareUrl: string): string {
+  const url = new URL(shareUrl);
+  url.search = "?embed=1";
+  return url.href;
+}
+
+/**
+ * The HTML to paste into a slide or a course page: an 800×450 iframe of the run in embed
+ * mode (the cluster and its controls, and a link out to the full lab).
+ */
+export function embedSnippet(shareUrl: string, title = "Lease Lab: a shared run"): string {
+  return `<iframe src="${attr(embedUrl(shareUrl))}" width="${EMBED_WIDTH}" height="${EMBED_HEIGHT}" title="${attr(title)}" style="border:0" loading="lazy" allowfullscreen></iframe>`;
+}
+
 /** The run payload in a URL hash ("#run=1.abc" -> "1.abc"), or null when the hash carries no run. */
 export function runPayloadFromHash(hash: string): string | null {
   const h = hash.startsWith("#") ? hash.slice(1) : hash;
@@ -154,21 +176,13 @@ export function runPayloadFromHash(hash: string): string | null {
 }
 
 /**
- * Scenario text -> the scenario, or its errors each starting with `prefix`: the schema's
- * (naming the field) and then settings that clash with each other (which the simulator
- * would refuse).
+ * Scenario text -> the scenario, or its errors each starting with `prefix` (linkCheck.ts).
+ * The scenario schema (and zod) is a chunk of its own, loaded when a link or a file is
+ * opened: a page opened without one never loads it.
  */
-export function checkScenarioText(text: string, prefix: string): DecodeResult {
-  const parsed = parseScenarioText(text);
-  if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => `${prefix}${e}`) };
-  let clash: string[];
-  try {
-    clash = configProblems(scenarioConfig(parsed.scenario));
-  } catch (e) {
-    clash = [e instanceof Error ? e.message : String(e)];
-  }
-  if (clash.length > 0) return { ok: false, errors: clash.map((e) => `${prefix}settings that cannot run together: ${e}`) };
-  return { ok: true, scenario: parsed.scenario, text: compactScenarioText(text) };
+export async function checkScenarioText(text: string, prefix: string): Promise<DecodeResult> {
+  const { checkScenario } = await import("./linkCheck");
+  return checkScenario(text, prefix);
 }
 
 /** "1.<base64url>" -> the scenario it carries, or every problem with it, in words. */

@@ -9,6 +9,8 @@ export const SHARE_NAMES = {
   dialog: "Share & export",
   copyLink: "Copy share link",
   linkField: "Share link",
+  copyEmbed: "Copy embed code",
+  embedField: "Embed code for slides (800×450)",
   downloadScenario: "Download scenario",
   importScenario: "Import scenario…",
   scenarioFile: "Scenario file",

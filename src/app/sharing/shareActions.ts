@@ -57,6 +57,14 @@ export async function makeShareLink(lab: LabStore): Promise<{ readonly link: str
   return { link: await shareLink(pageBase(), exp.text), note: exp.note };
 }
 
+/** Copies the embed code (an iframe of the run) to the clipboard; says how that went. */
+export async function copyEmbedStatus(snippet: string): Promise<string> {
+  const copied = await copyText(snippet);
+  return copied.ok
+    ? "Copied the embed code: paste it into a slide or a course page that takes HTML. It shows the cluster and its controls at 800×450."
+    : `Could not copy to the clipboard (${copied.reason}): select the embed code in the field below and copy it by hand.`;
+}
+
 /** Copies a share link to the clipboard; says how that went. */
 export async function copyLinkStatus(url: string): Promise<string> {
   const copied = await copyText(url);

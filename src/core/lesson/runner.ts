@@ -11,7 +11,8 @@ import type { Expectation, ScenarioAction } from "../scenario/schema";
 import type { Action, Simulation } from "../sim/sim";
 import { formatDuration, formatInstant, type VirtualUs } from "../sim/time";
 import type { TraceEvent } from "../sim/trace";
-import { type Lesson, type LessonStep, lessonObserverNeeds } from "./schema";
+import type { Lesson, LessonStep } from "./schema";
+import { lessonObserverNeeds } from "./steps";
 
 /** The fields of an action that name a process, and the roles that stand for any process of a kind. */
 const TARGETS = ["proc", "holder", "client", "from", "to"] as const;

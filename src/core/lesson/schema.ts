@@ -6,14 +6,12 @@
  * runs headless (lesson/runner.ts) and fails the day the behaviour changes.
  */
 import { z } from "zod";
-import { actionSchema } from "../scenario/actions";
 import { duration, procRef } from "../scenario/fields";
-import { type ObserverNeeds, observerNeeds } from "../scenario/observer";
-import { type Expectation, expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
+import { actionSchema, expectationSchema, type ParseResult as ScenarioParse, parseScenario, type Scenario } from "../scenario/schema";
 import { clip } from "../sim/time";
+import { PANELS } from "./steps";
 
-/** Where a step points: a process (node, holder, client, storage), a type of message, a lease's lane, or a panel. */
-export const PANELS = ["cluster", "lease-timeline", "holders", "storage", "log", "space-time", "events", "checkers", "time-travel"] as const;
+/** Where a step points: a process (node, holder, client, storage), a type of message, a lease's lane, or a panel (PANELS). */
 const highlight = z.union([
   z.strictObject({ proc: procRef }),
   z.strictObject({ message: z.string().min(1) }),
@@ -132,41 +130,4 @@ export function parseLessonText(text: string): LessonParse {
     return { ok: false, errors: [`not valid JSON: ${clip((e as Error).message, 200)}`] };
   }
   return parseLesson(json);
-}
-
-/** The conditions a step waits on or checks: a play step's `until` or `throughout`, a question's reveal. */
-export function stepConditions(step: LessonStep): Expectation[] {
-  const cs = step.kind === "play" ? [step.until, step.throughout] : step.kind === "predict" ? [step.reveal.until] : [];
-  return cs.filter((c): c is Expectation => c !== undefined);
-}
-
-/** What a lesson's RunObserver records for its conditions (message types, refusals, lease events). */
-export function lessonObserverNeeds(lesson: LessonSection): ObserverNeeds {
-  return observerNeeds(lesson.steps.flatMap(stepConditions));
-}
-
-/** The glossary terms a step's words mark with [[term]] (or [[term|shown words]]). */
-export function markedTerms(text: string): string[] {
-  return [...text.matchAll(/\[\[([^\]|]+)(?:\|[^\]]*)?\]\]/g)].map((m) => (m[1] as string).trim().toLowerCase());
-}
-
-/** Every piece of prose in a lesson, for the glossary check and the page. */
-export function lessonTexts(l: LessonSection): string[] {
-  return l.steps.flatMap((s) => {
-    switch (s.kind) {
-      case "narrate":
-        return [s.text];
-      case "play":
-      case "act":
-        return s.text === undefined ? [] : [s.text];
-      case "your-turn":
-        return s.hint === undefined ? [s.text] : [s.text, s.hint];
-      case "predict":
-        return [s.text, ...s.choices.flatMap((c) => [c.text, c.feedback])];
-      default: {
-        const unhandled: never = s;
-        throw new Error(`lessonTexts: unhandled step ${(unhandled as LessonStep).kind}`);
-      }
-    }
-  });
 }

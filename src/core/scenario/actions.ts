@@ -12,13 +12,28 @@
  * describeAction are derived from this table. A new member of `Action` without an entry
  * here does not compile (`satisfies ActionTable`), nor does an entry that forgets a part.
  */
-import { z } from "zod";
-import { byMessageType, latencyRange, SETTING_FIELDS } from "../sim/config";
+import type { z } from "zod";
+import type { byMessageType, latencyRange, SETTING_SCHEMAS } from "../sim/configSchema";
 import type { Action } from "../sim/sim";
 import { formatDuration, formatExactDuration } from "../sim/time";
-import { at, duration, procRef, signedDuration } from "./fields";
+import type { at, duration, procRef, signedDuration } from "./fields";
 
-const NET = SETTING_FIELDS.network;
+/**
+ * What the file forms are made of: zod and the scenario file's field types. schema.ts,
+ * which parses files, hands them in (fileForms), so a run that parses no file (the
+ * worker's, the page's) loads no schema library: this table's other parts are plain code.
+ */
+export interface FormKit {
+  /** The parts of zod the forms use (not the whole namespace, so the bundle keeps only these). */
+  readonly z: Pick<typeof z, "array" | "boolean" | "discriminatedUnion" | "enum" | "literal" | "number" | "strictObject" | "string">;
+  readonly at: typeof at;
+  readonly duration: typeof duration;
+  readonly procRef: typeof procRef;
+  readonly signedDuration: typeof signedDuration;
+  readonly NET: (typeof SETTING_SCHEMAS)["network"];
+  readonly byMessageType: typeof byMessageType;
+  readonly latencyRange: typeof latencyRange;
+}
 
 /** A scenario action as written in a file (the input side of the schema). */
 export type ScenarioActionInput = { readonly at: string; readonly do: string } & Record<string, unknown>;
@@ -30,7 +45,10 @@ type FileForm = z.ZodObject<{ at: typeof duration; do: z.ZodLiteral<string> } & 
 
 interface ActionDecl<T extends Action["type"], F extends readonly FileForm[]> {
   readonly type: T;
-  readonly files: F;
+  /** Its forms, made from the kit when a file is parsed. */
+  readonly files: (kit: FormKit) => F;
+  /** The `do` of each form, in order, when it is not the action's own type (transfer is written "transfer-leadership"). */
+  readonly does?: readonly string[];
   readonly fromFile: (a: z.output<F[number]>) => ActionOf<T>;
   readonly toFile: (a: ActionOf<T>, at: string) => ScenarioActionInput[];
   readonly describe: (a: ActionOf<T>) => string;
@@ -48,7 +66,7 @@ function signedExact(us: number): string {
 function onNode<T extends "crash" | "restart" | "resume" | "timeout" | "add-node" | "remove-node" | "disconnect" | "connect">(type: T, sentence: (proc: string) => string) {
   return decl(type, {
     /** `as`: name the process `node` resolved to, for later actions (crash "leader" as "old", then restart "old"). */
-    files: [z.strictObject({ ...at, do: z.literal(type), node: procRef, as: z.string().min(1).max(64).optional() })],
+    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal(type), node: procRef, as: z.string().min(1).max(64).optional() })],
     fromFile: (a) => (a.as === undefined ? { type, proc: a.node } : { type, proc: a.node, as: a.as }) as ActionOf<T>,
     toFile: (a, when) => {
       const named = a as { proc: string; as?: string };
@@ -69,20 +87,21 @@ export const ACTIONS = {
   disconnect: onNode("disconnect", (p) => `disconnect ${p} from every other process`),
   connect: onNode("connect", (p) => `connect ${p} again`),
   pause: decl("pause", {
-    files: [z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration })],
+    files: ({ z, at, procRef, duration }) => [z.strictObject({ ...at, do: z.literal("pause"), node: procRef, for: duration })],
     fromFile: (a) => ({ type: "pause", proc: a.node, durationUs: a.for }),
     toFile: (a, when) => [{ at: when, do: "pause", node: a.proc, for: formatExactDuration(a.durationUs) }],
     describe: (a) => `pause ${a.proc} for ${formatDuration(a.durationUs)}`,
   }),
   transfer: decl("transfer", {
+    does: ["transfer-leadership"],
     /** The leader hands leadership to `to` (a node id, or "follower" / "any-node"). */
-    files: [z.strictObject({ ...at, do: z.literal("transfer-leadership"), to: procRef })],
+    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal("transfer-leadership"), to: procRef })],
     fromFile: (a) => ({ type: "transfer", to: a.to }),
     toFile: (a, when) => [{ at: when, do: "transfer-leadership", to: a.to }],
     describe: (a) => `hand leadership to ${a.to}`,
   }),
   partition: decl("partition", {
-    files: [
+    files: ({ z, at, procRef }) => [
       z.strictObject({
         ...at,
         do: z.literal("partition"),
@@ -94,26 +113,27 @@ export const ACTIONS = {
     describe: (a) => `partition ${a.groups.map((g) => `[${g.join(", ")}]`).join(" | ")}`,
   }),
   heal: decl("heal", {
-    files: [z.strictObject({ ...at, do: z.literal("heal") })],
+    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("heal") })],
     fromFile: () => ({ type: "heal" }),
     toFile: (_a, when) => [{ at: when, do: "heal" }],
     describe: () => "heal the network",
   }),
   cut: decl("cut", {
-    files: [z.strictObject({ ...at, do: z.literal("cut"), from: procRef, to: procRef })],
+    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal("cut"), from: procRef, to: procRef })],
     fromFile: (a) => ({ type: "cut", from: a.from, to: a.to }),
     toFile: (a, when) => [{ at: when, do: "cut", from: a.from, to: a.to }],
     describe: (a) => `cut the link ${a.from} → ${a.to}`,
   }),
   "slow-link": decl("slow-link", {
     /** Messages from `from` to `to` take `delay` longer, one way ("0ms": back to normal); heal clears it. */
-    files: [z.strictObject({ ...at, do: z.literal("slow-link"), from: procRef, to: procRef, delay: duration })],
+    files: ({ z, at, procRef, duration }) => [z.strictObject({ ...at, do: z.literal("slow-link"), from: procRef, to: procRef, delay: duration })],
     fromFile: (a) => ({ type: "slow-link", from: a.from, to: a.to, delayUs: a.delay }),
     toFile: (a, when) => [{ at: when, do: "slow-link", from: a.from, to: a.to, delay: formatExactDuration(a.delayUs) }],
     describe: (a) => (a.delayUs === 0 ? `the link ${a.from} → ${a.to} back to normal speed` : `slow the link ${a.from} → ${a.to} by ${formatDuration(a.delayUs)}`),
   }),
   clock: decl("clock", {
-    files: [
+    does: ["drift", "clock-jump"],
+    files: ({ z, at, procRef, signedDuration }) => [
       z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().int().min(-500_000).max(500_000) }),
       z.strictObject({ ...at, do: z.literal("clock-jump"), node: procRef, by: signedDuration }),
     ],
@@ -138,7 +158,7 @@ export const ACTIONS = {
         .join(", "),
   }),
   network: decl("network", {
-    files: [
+    files: ({ z, at, NET, byMessageType, latencyRange }) => [
       z.strictObject({
         ...at,
         do: z.literal("network"),
@@ -193,7 +213,8 @@ export const ACTIONS = {
     },
   }),
   submit: decl("submit", {
-    files: [
+    does: ["propose", "read", "lease-query"],
+    files: ({ z, at, procRef }) => [
       z.strictObject({
         ...at,
         do: z.literal("propose"),
@@ -242,31 +263,31 @@ export const ACTIONS = {
   }),
   "drop-message": decl("drop-message", {
     /** Drops one message in flight, by its id (ids are deterministic: the same run numbers its messages the same way). */
-    files: [z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().int().min(0) })],
+    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().int().min(0) })],
     fromFile: (a) => ({ type: "drop-message", id: a.id }),
     toFile: (a, when) => [{ at: when, do: "drop-message", id: a.id }],
     describe: (a) => `drop message #${a.id}`,
   }),
   note: decl("note", {
-    files: [z.strictObject({ ...at, do: z.literal("note"), text: z.string() })],
+    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("note"), text: z.string() })],
     fromFile: (a) => ({ type: "note", text: a.text }),
     toFile: (a, when) => [{ at: when, do: "note", text: a.text }],
     describe: (a) => `note: ${a.text}`,
   }),
   release: decl("release", {
-    files: [z.strictObject({ ...at, do: z.literal("release"), holder: procRef })],
+    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal("release"), holder: procRef })],
     fromFile: (a) => ({ type: "release", holder: a.holder }),
     toFile: (a, when) => [{ at: when, do: "release", holder: a.holder }],
     describe: (a) => `${a.holder} releases its lease`,
   }),
   "gc-pause": decl("gc-pause", {
-    files: [z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration })],
+    files: ({ z, at, procRef, duration }) => [z.strictObject({ ...at, do: z.literal("gc-pause"), holder: procRef, for: duration })],
     fromFile: (a) => ({ type: "gc-pause", holder: a.holder, durationUs: a.for }),
     toFile: (a, when) => [{ at: when, do: "gc-pause", holder: a.holder, for: formatExactDuration(a.durationUs) }],
     describe: (a) => `GC pause ${a.holder} for ${formatDuration(a.durationUs)} between check and write`,
   }),
   fencing: decl("fencing", {
-    files: [z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() })],
+    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("fencing"), on: z.boolean() })],
     fromFile: (a) => ({ type: "fencing", on: a.on }),
     toFile: (a, when) => [{ at: when, do: "fencing", on: a.on }],
     describe: (a) => `fencing ${a.on ? "on" : "off"}`,
@@ -274,24 +295,33 @@ export const ACTIONS = {
 } satisfies { readonly [K in Action["type"]]: ActionDecl<K, readonly FileForm[]> };
 
 type Table = typeof ACTIONS;
-type AnyForm = Table[keyof Table]["files"][number];
+type AnyForm = ReturnType<Table[keyof Table]["files"]>[number];
 
 /** A scenario file's action, as parsed (the output side of the schema). */
 export type FileAction = z.output<AnyForm>;
 
-const FORMS = Object.values(ACTIONS).flatMap((d) => d.files as readonly AnyForm[]);
-
-/** The file schema's union of every action form, discriminated by `do`. */
-export const actionSchema = z.discriminatedUnion("do", FORMS as unknown as [AnyForm, ...AnyForm[]]);
+/** The `do` names of an entry's forms. */
+const doesOf = (type: string, d: { readonly does?: readonly string[] }): readonly string[] => d.does ?? [type];
 
 /** Which table entry each `do` belongs to. */
 const ENTRY_OF_DO = new Map<string, Table[keyof Table]>();
-for (const d of Object.values(ACTIONS)) {
-  for (const f of d.files as readonly AnyForm[]) {
-    const name = (f.shape.do as z.ZodLiteral<string>).value;
+for (const [type, d] of Object.entries(ACTIONS)) {
+  for (const name of doesOf(type, d)) {
     if (ENTRY_OF_DO.has(name)) throw new Error(`two actions are written "${name}"`);
     ENTRY_OF_DO.set(name, d);
   }
+}
+
+/** The file schema's union of every action form, discriminated by `do` (schema.ts gives the kit). */
+export function fileForms(kit: FormKit) {
+  const forms: AnyForm[] = [];
+  for (const [type, d] of Object.entries(ACTIONS)) {
+    const made = d.files(kit as never) as readonly AnyForm[];
+    const names = made.map((f) => (f.shape.do as z.ZodLiteral<string>).value);
+    if (names.join() !== doesOf(type, d).join()) throw new Error(`${type}'s forms are written ${names.join(", ")}, not ${doesOf(type, d).join(", ")}`);
+    forms.push(...made);
+  }
+  return kit.z.discriminatedUnion("do", forms as unknown as [AnyForm, ...AnyForm[]]);
 }
 
 /** A scenario file's action as a simulator action. */

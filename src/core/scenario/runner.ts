@@ -5,21 +5,20 @@
 import { diskLastIndex } from "../raft/server";
 import { applyActionsTo } from "../replay/timeline";
 import type { BoundBroken, Violation } from "../sim/checkers";
-import { type ConfigPatch, defaultConfig, mergeConfig, type SimConfig } from "../sim/config";
-import type { NemesisConfig } from "../sim/nemesis";
-import { type ActionFailure, Simulation, type TraceListener } from "../sim/sim";
+import type { ActionFailure, Simulation, TraceListener } from "../sim/sim";
 import { formatDuration, formatInstant } from "../sim/time";
 import { holderStateOf } from "../holder/holder";
 import type { LeaseInfo } from "../lease/types";
 import type { StorageLogEntry } from "../storage/storage";
 import { type History, HistoryRecorder } from "./history";
-import type { TimedAction } from "./record";
-import { toSimAction } from "./actions";
 import { checkObserved, describeObserved, isObserved } from "./observed";
 import { observerNeeds, RunObserver } from "./observer";
 import type { Expectation, Scenario } from "./schema";
+import { buildSimulation, scenarioActions } from "./build";
 
 export { toSimAction } from "./actions";
+export { buildSimulation, scenarioActions, scenarioNemesis } from "./build";
+export { scenarioConfig } from "./settings";
 export { observerNeeds, RunObserver } from "./observer";
 
 export interface RunOptions {
@@ -88,69 +87,6 @@ export interface RunResult {
   /** The random nemesis's fault mix (swarm: drawn from the seed), or null without a nemesis. */
   readonly nemesisMix: string | null;
   readonly ok: boolean;
-}
-
-/** The simulation settings a scenario asks for (with overrides applied). */
-export function scenarioConfig(s: Scenario, opts: RunOptions = {}): SimConfig {
-  const patch: ConfigPatch = {
-    seed: opts.seed ?? s.seed,
-    nodes: opts.nodes ?? s.cluster.nodes ?? defaultConfig().nodes,
-    spares: s.cluster.spares ?? 0,
-    raft: dropUndefined({ ...s.cluster, nodes: undefined, spares: undefined }),
-    network: dropUndefined(s.network),
-    clients: dropUndefined({ ...s.clients, count: s.clients.count ?? clientsNeeded(s) }),
-    lease: dropUndefined(s.lease),
-    holders: dropUndefined({
-      ...(s.holders.preset === undefined ? {} : HOLDER_PRESETS[s.holders.preset]),
-      ...s.holders,
-      preset: undefined,
-      count: s.holders.count ?? holdersNeeded(s),
-    }),
-    storage: dropUndefined(s.storage),
-    checkers: opts.checkers ?? true,
-    hashTrace: opts.hashTrace ?? true,
-    stopOnViolation: opts.stopOnViolation ?? false,
-  };
-  return mergeConfig(defaultConfig(), patch);
-}
-
-/** Holder presets from the seed documents. */
-const HOLDER_PRESETS = {
-  /** etcd's client sends the next keepalive a third of the TTL after each answer. */
-  etcd: { renewFraction: 1 / 3 },
-  /** DHCP renews at T1 = half of the lease. */
-  dhcp: { renewFraction: 1 / 2, rebindFraction: 7 / 8 },
-  /** Database replicas (WSFC's availability group): the lease holder is the primary, renewing at a quarter of the TTL. */
-  primary: { replicas: true, renewFraction: 1 / 4 },
-} as const;
-
-export function scenarioNemesis(s: Scenario, durationUs: number): NemesisConfig | undefined {
-  const n = s.nemesis;
-  if (n === undefined) return undefined;
-  return {
-    faults: (n.faults ?? null) as NemesisConfig["faults"],
-    intervalMinUs: n.intervalMin,
-    intervalMaxUs: Math.max(n.intervalMin, n.intervalMax),
-    quietAfterUs: n.quietAfter ?? Math.floor(durationUs * 0.75),
-    includeClients: n.includeClients,
-  };
-}
-
-/**
- * Builds the simulation a scenario describes; its actions are not queued: move time with
- * applyActionsTo(sim, scenarioActions(s), ...), which performs each action after every
- * event due at or before its time (the browser records and replays user actions the same way).
- */
-export function buildSimulation(s: Scenario, opts: RunOptions = {}): Simulation {
-  const durationUs = opts.durationUs ?? s.duration;
-  return new Simulation(scenarioConfig(s, opts), scenarioNemesis(s, durationUs), opts.onTrace);
-}
-
-/** The scenario's actions as simulator actions, in time order (file order for equal times: the sort is stable). */
-export function scenarioActions(s: Scenario): (TimedAction & { readonly optional?: boolean })[] {
-  return s.actions
-    .map((a) => (a.optional === true ? { at: a.at, action: toSimAction(a), optional: true } : { at: a.at, action: toSimAction(a) }))
-    .sort((x, y) => x.at - y.at);
 }
 
 /** How often a `within` expectation is looked at while it waits to come true (µs of virtual time). */
@@ -514,30 +450,4 @@ function describeLease(sim: Simulation, name: string): string {
   const leader = sim.leader() ?? sim.nodeIds[0];
   const l = leader === undefined ? null : sim.stateOf(leader)?.leases.info(name);
   return l ? ` (${leader}: ${l.state}${l.holder ? ` by ${l.holder}` : ""}, token ${l.token})` : "";
-}
-
-function holdersNeeded(s: Scenario): number {
-  let n = 0;
-  for (const a of s.actions) {
-    const ref = a.do === "release" || a.do === "gc-pause" ? a.holder : "node" in a ? a.node : "";
-    const m = /^h(\d+)$/.exec(ref);
-    if (m) n = Math.max(n, Number(m[1]));
-  }
-  return n;
-}
-
-function clientsNeeded(s: Scenario): number {
-  let n = 0;
-  for (const a of s.actions) {
-    if (a.do !== "propose" && a.do !== "read" && a.do !== "lease-query") continue;
-    const m = /^c(\d+)$/.exec(a.client);
-    n = Math.max(n, m ? Number(m[1]) : 1);
-  }
-  return n;
-}
-
-function dropUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as { [K in keyof T]: Exclude<T[K], undefined> };
 }

@@ -3,11 +3,12 @@
  * timed actions and expectations. Validated with zod; every error names the field.
  */
 import { z } from "zod";
-import { MAX_NODES, SETTING_FIELDS, simConfigSchema } from "../sim/config";
+import { MAX_NODES } from "../sim/config";
+import { byMessageType, latencyRange, SETTING_SCHEMAS, TOP_SCHEMAS } from "../sim/configSchema";
 import { ALL_FAULTS } from "../sim/nemesis";
 import { clip } from "../sim/time";
-import { actionSchema } from "./actions";
-import { duration, procRef } from "./fields";
+import { fileForms } from "./actions";
+import { at, duration, procRef, signedDuration } from "./fields";
 import { LEASE_DENIALS, REFRESH_DENIALS } from "../lease/types";
 import { TRACKER_EVENTS } from "./observer";
 
@@ -15,6 +16,26 @@ import { TRACKER_EVENTS } from "./observer";
 const MIN_NEMESIS_INTERVAL_US = 1000;
 const nemesisInterval = duration.pipe(z.number().min(MIN_NEMESIS_INTERVAL_US, 'the nemesis acts at most once a millisecond (at least "1ms")'));
 
+/** Every action's file forms, made with zod and the file's field types. */
+export const actionSchema = fileForms({
+  z: {
+    array: z.array,
+    boolean: z.boolean,
+    discriminatedUnion: z.discriminatedUnion,
+    enum: z.enum,
+    literal: z.literal,
+    number: z.number,
+    strictObject: z.strictObject,
+    string: z.string,
+  },
+  at,
+  duration,
+  procRef,
+  signedDuration,
+  NET: SETTING_SCHEMAS.network,
+  byMessageType,
+  latencyRange,
+});
 const action = actionSchema;
 
 /**
@@ -216,20 +237,30 @@ function fileSection<T extends Record<string, z.ZodDefault<z.ZodType>>>(fields: 
   return z.strictObject(shape as { [K in keyof T]: z.ZodOptional<ReturnType<T[K]["unwrap"]>> });
 }
 
+/** The scenario format this Lease Lab reads and writes (`version` in a file; a file without one is version 1). */
+export const SCENARIO_VERSION = 1;
+
+/** Why a scenario's version cannot be read: a newer format, or not a version at all. */
+function versionProblem(v: unknown): string {
+  if (typeof v === "number" && Number.isInteger(v) && v > SCENARIO_VERSION)
+    return `this scenario is in format version ${v}, and this Lease Lab reads version ${SCENARIO_VERSION}: it comes from a newer Lease Lab. Open it there, or update this one`;
+  return `must be ${SCENARIO_VERSION}, the scenario format this Lease Lab reads (got ${clip(JSON.stringify(v) ?? String(v))})`;
+}
+
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
-  version: z.literal(1).default(1),
+  version: z.literal(SCENARIO_VERSION, { error: (iss) => versionProblem(iss.input) }).default(SCENARIO_VERSION),
   name: z.string().min(1).default("untitled"),
   description: z.string().default(""),
-  seed: simConfigSchema.shape.seed,
+  seed: TOP_SCHEMAS.seed,
   duration: duration.default(10_000_000),
   // The settings' sections, derived from their one declaration (sim/config.ts): every field
   // optional, with the same type and range; what a file leaves out keeps its default.
-  cluster: fileSection({ ...SETTING_FIELDS.raft, nodes: simConfigSchema.shape.nodes, spares: simConfigSchema.shape.spares }).default({}),
-  network: fileSection(SETTING_FIELDS.network).default({}),
-  clients: fileSection(SETTING_FIELDS.clients).default({}),
-  lease: fileSection(SETTING_FIELDS.lease).default({}),
-  holders: fileSection(SETTING_FIELDS.holders)
+  cluster: fileSection({ ...SETTING_SCHEMAS.raft, nodes: TOP_SCHEMAS.nodes, spares: TOP_SCHEMAS.spares }).default({}),
+  network: fileSection(SETTING_SCHEMAS.network).default({}),
+  clients: fileSection(SETTING_SCHEMAS.clients).default({}),
+  lease: fileSection(SETTING_SCHEMAS.lease).default({}),
+  holders: fileSection(SETTING_SCHEMAS.holders)
     .extend({
       /**
        * Presets from the seeds: etcd renews at 1/3 of the TTL; DHCP at 1/2 (T1) and rebinds at
@@ -238,7 +269,7 @@ export const scenarioSchema = z.strictObject({
       preset: z.enum(["etcd", "dhcp", "primary"]).optional(),
     })
     .default({}),
-  storage: fileSection(SETTING_FIELDS.storage).default({}),
+  storage: fileSection(SETTING_SCHEMAS.storage).default({}),
   nemesis: z
     .strictObject({
       /** The kinds of fault, pinned (equally likely). Left out: swarm, each run draws its own mix from its seed. */
