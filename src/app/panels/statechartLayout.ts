@@ -24,11 +24,12 @@
  * the states' boxes, statechartRoutes.ts places the top level and routes its edges,
  * statechartLabels.ts writes and places the labels; this file puts them together.
  */
-import { holderMachine } from "../../core/holder/holderMachine";
 import { childOrder, innerEdge, placeChildren, sizeOf } from "./statechartBoxes";
 import { bfsRanks, permutations, segments } from "./statechartGeometry";
 import { LABEL_LINE, labelBox, labelFor, shortEvent, labelWidth } from "./statechartLabels";
 import { allNodes, type EdgeSpec, edgeSpecs, type MachineLike, machineTransitions, pathId } from "./statechartMachine";
+import holderChart from "./holderChart.json";
+import { fromPlain, type PlainNode } from "./statechartPlain";
 import { placeTop, type Routed, routeAll } from "./statechartRoutes";
 import type { ChartEdge, Direction, Point, Rect, Size, StateBox, StatechartLayout } from "./statechartTypes";
 
@@ -253,8 +254,8 @@ export function placeBadges(box: Rect, badges: readonly { readonly id: string; r
 
 let holderLayout: StatechartLayout | null = null;
 
-/** The holder statechart's layout, computed once from `holderMachine`. */
+/** The holder statechart's layout, computed once from `holderMachine`'s shape (holderChart.json: no xstate in the page). */
 export function holderChartLayout(): StatechartLayout {
-  if (holderLayout === null) holderLayout = layoutStatechart(holderMachine);
+  if (holderLayout === null) holderLayout = layoutStatechart(fromPlain(holderChart as unknown as PlainNode));
   return holderLayout;
 }

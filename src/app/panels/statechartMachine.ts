@@ -48,7 +48,8 @@ const atDepth = (id: string, depth: number): string | null => {
   return parts.length < depth ? null : parts.slice(0, depth).join(".");
 };
 
-function guardName(g: unknown): string | null {
+/** A guard's name as the statechart labels it (xstate keeps `{ type }` objects, strings or functions). */
+export function guardName(g: unknown): string | null {
   if (g === undefined || g === null) return null;
   if (typeof g === "string") return g;
   if (typeof g === "object" && "type" in g && typeof (g as { type: unknown }).type === "string") return (g as { type: string }).type;
