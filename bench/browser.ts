@@ -251,6 +251,7 @@ function line(r: Result): string {
     `${(100 * late).toFixed(1).padStart(5)}%`,
     `${String(r.s.longTasks.length).padStart(3)} ${longest.toFixed(0).padStart(4)}`,
     `${r.cpu.task.toFixed(1).padStart(5)}`,
+    `${((r.cpu.task * r.s.frames.length) / (r.s.wallMs / 1000)).toFixed(0).padStart(7)}`,
     `${r.cpu.script.toFixed(1).padStart(5)}`,
     `${r.cpu.style.toFixed(1).padStart(5)}`,
     `${r.cpu.layout.toFixed(1).padStart(5)}`,
@@ -268,6 +269,7 @@ const HEADER = [
   " late",
   "long max",
   " task",
+  "  cpu/s",
   "scrpt",
   "style",
   "layout",
@@ -312,7 +314,7 @@ async function main(): Promise<void> {
       `Lease Lab browser benchmark: ${WIDTH}x${HEIGHT}, ${SECONDS} s of frames per case, ${ROUNDS} round(s) (Chromium${executablePath ? ` at ${executablePath}` : ""})`,
     );
     console.log(`targets: frame p95 <= ${P95_TARGET_MS} ms and no long task over ${LONG_TASK_TARGET_MS} ms; late = frames over ${LATE_MS} ms`);
-    console.log("task, scrpt, style, layout: the main thread's CPU per frame (ms, thread time: less sensitive to other load)\n");
+    console.log("task, scrpt, style, layout: the main thread's CPU per frame (ms, thread time: less sensitive to other load); cpu/s: its CPU ms per second\n");
     console.log(HEADER);
     const results: Result[] = [];
     for (let round = 0; round < ROUNDS; round++) {
