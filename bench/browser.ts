@@ -276,6 +276,38 @@ const HEADER = [
   "targets",
 ].join("  ");
 
+function median(xs: number[]): number {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[Math.floor((s.length - 1) / 2)] as number);
+}
+
+/** Each case's medians over the rounds, build by build. */
+function summary(results: readonly Result[]): void {
+  console.log(`\nmedians over ${ROUNDS} rounds`);
+  console.log(["case".padEnd(13), "build".padEnd(9), "  p95", " late", "long max", " task", "  cpu/s"].join("  "));
+  const keys = [...new Set(results.map((r) => `${r.c.name}\u0000${r.build}`))];
+  for (const k of keys) {
+    const [name, build] = k.split("\u0000") as [string, string];
+    const rs = results.filter((r) => r.c.name === name && r.build === build);
+    const p95 = median(rs.map((r) => percentile(r.s.frames.slice().sort((a, b) => a - b), 95)));
+    const late = median(rs.map((r) => r.s.frames.filter((f) => f > LATE_MS).length / Math.max(1, r.s.frames.length)));
+    const longest = median(rs.map((r) => (r.s.longTasks.length === 0 ? 0 : Math.max(...r.s.longTasks))));
+    const task = median(rs.map((r) => r.cpu.task));
+    const perS = median(rs.map((r) => (r.cpu.task * r.s.frames.length) / (r.s.wallMs / 1000)));
+    console.log(
+      [
+        name.padEnd(13),
+        build.padEnd(9),
+        p95.toFixed(1).padStart(5),
+        `${(100 * late).toFixed(1).padStart(5)}%`,
+        longest.toFixed(0).padStart(8),
+        task.toFixed(1).padStart(5),
+        perS.toFixed(0).padStart(7),
+      ].join("  "),
+    );
+  }
+}
+
 function serve(dir: string, port: number): ChildProcess {
   return spawn("npx", ["vite", "preview", "--outDir", dir, "--port", String(port), "--strictPort"], { stdio: "ignore", detached: true });
 }
@@ -332,6 +364,7 @@ async function main(): Promise<void> {
       }
     }
     await browser.close();
+    if (ROUNDS > 1) summary(results);
     for (const r of results) {
       if (r.profile === null) continue;
       console.log(`\nCPU profile, ${r.c.what} (${r.build}): self time, top ${r.profile.length}`);
