@@ -105,12 +105,6 @@ const MEASURE = `new Promise((resolve) => {
   const longTasks = [];
   const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
   obs.observe({ type: "longtask", buffered: false });
-  const loafs = [];
-  let loafObs = null;
-  try {
-    loafObs = new PerformanceObserver((list) => { for (const e of list.getEntries()) loafs.push(e.duration); });
-    loafObs.observe({ type: "long-animation-frame", buffered: false });
-  } catch { loafObs = null; }
   const frames = [];
   let start = 0;
   let prev = 0;
@@ -118,7 +112,7 @@ const MEASURE = `new Promise((resolve) => {
     frames.push(t - prev);
     prev = t;
     if (t - start < SECONDS * 1000) requestAnimationFrame(loop);
-    else { obs.disconnect(); if (loafObs) loafObs.disconnect(); resolve({ frames, longTasks, loafs, wallMs: t - start }); }
+    else { obs.disconnect(); resolve({ frames, longTasks, wallMs: t - start }); }
   };
   requestAnimationFrame((t) => { start = t; prev = t; requestAnimationFrame(loop); });
 })`;
@@ -126,8 +120,6 @@ const MEASURE = `new Promise((resolve) => {
 interface PageSample {
   readonly frames: number[];
   readonly longTasks: number[];
-  /** Long animation frames (over 50 ms from start to paint). */
-  readonly loafs: number[];
   readonly wallMs: number;
 }
 
