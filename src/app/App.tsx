@@ -49,6 +49,7 @@ import {
 } from "./lazyParts";
 import { Modal } from "./Modal";
 import "./reads/reads.css";
+import { OnScreen } from "./draw/OnScreen";
 import { EmbedBody } from "./embed/Embed";
 import { embedded } from "./embed/embedMode";
 
@@ -157,7 +158,8 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
   const classroom = useUi((u) => u.classroom);
   // Exploring from a lesson is the free lab: every panel.
   const shown = lesson === undefined || all || exploring ? null : panelsNeeded(lesson, step);
-  const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? panel : null);
+  // Each panel is redrawn only while on screen (while a run plays): see OnScreen.
+  const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? <OnScreen>{panel}</OnScreen> : null);
   if (!hasView) {
     return (
       <p className="loading" role="status">
@@ -206,7 +208,9 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
             {full !== undefined && <LazyLessonCard lesson={full} />}
             {/* A run opened from a scenario (library, file, link): its story and its expectations ticking. */}
             {full === undefined && <LazyScenarioCard />}
-            <Inspector />
+            <OnScreen>
+              <Inspector />
+            </OnScreen>
             {show("lease-timeline", <LeaseTimeline />)}
             {show("holders", <LazyHolderPanel />)}
           </div>

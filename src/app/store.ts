@@ -308,10 +308,97 @@ export function useLabStore(): LabStore {
   return store;
 }
 
-/** A part of the page's state, chosen by `selector`; the component re-renders when it changes. */
+/**
+ * A part of the page's state, chosen by `selector`; the component re-renders when it
+ * changes. Inside an OnScreen part that is off screen, while the run plays, it is the
+ * state that part last drew (see PanelGate).
+ */
 export function useLab<T>(selector: (s: LabState) => T): T {
-  return useStore(useLabStore(), selector);
+  const store = useLabStore();
+  const gate = useContext(GateContext);
+  return useStore(gate ?? store, selector);
 }
+
+// ---------------------------------------------------------------- panels off screen
+
+/**
+ * While a run plays, a part of the page off screen is redrawn at most this often (ms), so
+ * it is never far behind; on screen it follows every panel update (PANEL_INTERVAL_MS).
+ */
+export const OFF_SCREEN_INTERVAL_MS = 1000;
+
+/** The keys a panel update changes; a change to any other key (a selection, a highlight, an answer) reaches every panel at once. */
+const PANEL_UPDATE_KEYS: ReadonlySet<string> = new Set(["view", "liveView", "events", "diagramMessages", "diagramMarks", "settings"]);
+
+/** Whether going from `p` to `s` is a panel update of a playing run (nothing the user did), which a part off screen may hold back. */
+export function holdable(s: LabState, p: LabState): boolean {
+  if (s.view === null || p.view === null || !s.view.playing || !p.view.playing) return false;
+  if (s.view.runId !== p.view.runId || s.view.epoch !== p.view.epoch) return false;
+  for (const k in s) if (s[k as keyof LabState] !== p[k as keyof LabState] && !PANEL_UPDATE_KEYS.has(k)) return false;
+  return true;
+}
+
+/**
+ * The state as a part of the page sees it: the store's, except that while the part is
+ * off screen and the run plays, panel updates reach it at most every
+ * OFF_SCREEN_INTERVAL_MS (React then re-renders nothing there, and the browser lays out
+ * and paints nothing new). Coming on screen, it catches up at once. Paused, stepped or
+ * acted on, every change goes through.
+ */
+export interface PanelGate {
+  getState(): LabState;
+  getInitialState(): LabState;
+  subscribe(listener: (s: LabState, p: LabState) => void): () => void;
+  /** Starts following the store (until the returned function is called); before, the gate passes the store's state as it is. */
+  connect(): () => void;
+  /** The part came on screen (true) or went off it (false). */
+  setOnScreen(on: boolean): void;
+}
+
+let gateCount = 0;
+
+export function createPanelGate(store: LabStore, now: () => number = realNow): PanelGate {
+  let shown = store.getState();
+  let connected = false;
+  let onScreen = true;
+  // Parts off screen are spread over the interval, so they are not all redrawn in one frame.
+  let passedAt = now() - ((gateCount++ * 157) % OFF_SCREEN_INTERVAL_MS);
+  const listeners = new Set<(s: LabState, p: LabState) => void>();
+  const pass = (): void => {
+    const prev = shown;
+    shown = store.getState();
+    passedAt = now();
+    if (prev !== shown) for (const l of listeners) l(shown, prev);
+  };
+  return {
+    getState: () => (connected ? shown : store.getState()),
+    getInitialState: () => store.getInitialState(),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    connect() {
+      connected = true;
+      const unsubscribe = store.subscribe((s) => {
+        if (!onScreen && holdable(s, shown) && now() - passedAt < OFF_SCREEN_INTERVAL_MS) return;
+        pass();
+      });
+      pass();
+      return () => {
+        connected = false;
+        unsubscribe();
+      };
+    },
+    setOnScreen(on) {
+      if (on === onScreen) return;
+      onScreen = on;
+      if (on && connected) pass();
+    },
+  };
+}
+
+/** The gate of the enclosing OnScreen part (null: none, the store itself). */
+export const GateContext = createContext<PanelGate | null>(null);
 
 // Module-level selectors (stable identities, as xyflow does).
 export const selectCursor = (s: LabState): TimeCursor => s.cursor;

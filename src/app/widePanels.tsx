@@ -4,6 +4,7 @@
  * (lazyParts.tsx), loaded just after the first frame, like the space-time diagram.
  */
 import type { ReactNode } from "react";
+import { OnScreen } from "./draw/OnScreen";
 import type { PanelId } from "./lesson/panels";
 import { NetworkTools } from "./NetworkTools";
 import { CheckerPanel } from "./panels/CheckerPanel";
@@ -11,9 +12,9 @@ import { EventLog } from "./panels/EventLog";
 import { StoragePanel } from "./panels/StoragePanel";
 import { ReadCheckPanel } from "./reads/ReadCheck";
 
-/** The row's panels; with `shown` (a lesson's panels so far), only those. */
+/** The row's panels; with `shown` (a lesson's panels so far), only those. Each is redrawn only while on screen (while a run plays): see OnScreen. */
 export function WidePanels({ shown }: { readonly shown: ReadonlySet<PanelId> | null }) {
-  const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? panel : null);
+  const show = (id: PanelId, panel: ReactNode): ReactNode => (shown === null || shown.has(id) ? <OnScreen>{panel}</OnScreen> : null);
   return (
     <>
       {show("storage", <StoragePanel />)}

@@ -22,6 +22,7 @@ import {
   timeWindow,
   windowSpan,
   xPct,
+  slideOf,
 } from "../../src/app/panels/timelineScale";
 import type { HolderView, LeaseRowView, LeaseSpan, SimView } from "../../src/worker/protocol";
 import { renderWithLab } from "../support/lab";
@@ -268,5 +269,24 @@ describe("review fixes", () => {
     const inGrace = { ...holding, state: "grace.renewing" };
     const l2 = lane(inGrace);
     expect(l2 && holderLaneSummary(l2, "lock", 14 * S)).toContain("grace ended 1 s ago");
+  });
+});
+
+describe("the sliding track", () => {
+  it("a mark keeps its x inside the sliding group while the window slides; only the group's shift changes", () => {
+    const at = (t: number, from: number): { shift: number; x: number } => {
+      const w = { from, to: from + 40 * S, now: from + 30 * S };
+      const s = slideOf(w);
+      return { shift: s.shift, x: s.at(((t - w.from) / (w.to - w.from)) * 100) };
+    };
+    const a = at(100 * S, 81 * S);
+    const b = at(100 * S, 85 * S);
+    // The same time, two windows: the same place inside the group (to rounding), another shift.
+    expect(b.x).toBeCloseTo(a.x, 9);
+    expect(b.shift).not.toBeCloseTo(a.shift, 3);
+    // On the track: the shift plus the place inside is where the window puts it.
+    expect(b.shift + b.x).toBeCloseTo(((100 - 85) / 40) * 100, 9);
+    expect(a.shift).toBeLessThanOrEqual(0);
+    expect(a.shift).toBeGreaterThan(-100);
   });
 });

@@ -1,6 +1,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { type DrawnArrow, quarterBatches } from "../../src/app/diagram/arrowLayer";
 import { diagramInput, historyHorizon, inFlightOf, type SpaceTimeData } from "../../src/app/diagram/input";
 import {
   type Arrow,
@@ -8,6 +9,7 @@ import {
   batchArrows,
   DENSE_ABOVE,
   distanceToSegment,
+  FINE_HEAD,
   dropFraction,
   finishedArrow,
   flightArrow,
@@ -305,6 +307,33 @@ describe("dense arrows", () => {
     expect(b[1]?.d).toBe("M100,0L92,3.5L92,-3.5ZM100,10L92,13.5L92,6.5Z");
     expect(b[3]?.d).toBe("M45.5,25.5l9,9m0,-9l-9,9");
     expect(DENSE_ABOVE).toBe(1500);
+  });
+});
+
+describe("batches by quarter", () => {
+  const arrow = (id: number, t: number): DrawnArrow => ({
+    a: { id, tFrom: t, state: "delivered" } as DrawnArrow["a"],
+    src: null,
+    color: "#0072B2",
+    x1: 0,
+    y1: t / 1000,
+    x2: 100,
+    y2: t / 1000 + 5,
+  });
+  it("a quarter whose arrows did not change is not batched again; one that changed is", () => {
+    const q = quarterBatches();
+    const list = Array.from({ length: 40 }, (_, i) => arrow(i + 1, i * 100));
+    const first = q.of(list, 1000, "g", FINE_HEAD);
+    // Four quarters (0-1000, ..., 3000-4000), a line and a head path each.
+    expect(first.map((b) => b.key)).toEqual(["0|line|#0072B2", "0|head|#0072B2", "1|line|#0072B2", "1|head|#0072B2", "2|line|#0072B2", "2|head|#0072B2", "3|line|#0072B2", "3|head|#0072B2"]);
+    const second = q.of(list.concat([arrow(41, 3950)]), 1000, "g", FINE_HEAD);
+    expect(second.slice(0, 6)).toEqual(first.slice(0, 6));
+    for (let i = 0; i < 6; i++) expect(second[i]).toBe(first[i]);
+    expect(second[6]).not.toBe(first[6]);
+    expect(second[6]?.d.match(/M/g)).toHaveLength(11);
+    // Another zoom (key) batches everything again.
+    const third = q.of(list, 1000, "other", FINE_HEAD);
+    expect(third[0]).not.toBe(first[0]);
   });
 });
 
@@ -871,11 +900,13 @@ describe("the drawing", () => {
     drawing.zoom(1);
     for (let i = 0; i < 10; i++) drawing.zoom(1);
     expect(drawing.viewport().spanUs).toBe(60 * S);
-    // Dense: no element per message, one path of lines and one of arrowheads for the one colour.
+    // Dense: no element per message; for each quarter of the window, one path of lines and one of arrowheads for the one colour.
     expect(msgs(svg)).toHaveLength(0);
     const batches = svg.querySelectorAll("path.st-batch");
-    expect(batches.map((p) => p.getAttribute("class"))).toEqual(["st-batch st-batch-line", "st-batch st-batch-head"]);
-    expect(batches[0]?.getAttribute("d")?.match(/M/g)).toHaveLength(6000);
+    expect(new Set(batches.map((p) => p.getAttribute("class")))).toEqual(new Set(["st-batch st-batch-line", "st-batch st-batch-head"]));
+    expect(batches.length).toBeLessThanOrEqual(2 * 5);
+    const lines = batches.filter((p) => p.getAttribute("class") === "st-batch st-batch-line");
+    expect(lines.reduce((n, p) => n + (p.getAttribute("d")?.match(/M/g)?.length ?? 0), 0)).toBe(6000);
     expect(svg.getAttribute("aria-label")).toMatch(/^Space-time diagram: 6000 messages between 0 s and 60 s/);
     expect(svg.querySelectorAll("text.st-msg-label")).toHaveLength(0);
     // Hovering still finds single messages (the pointer is tested against the arrows, not the elements).
@@ -890,6 +921,37 @@ describe("the drawing", () => {
     for (let i = 0; i < 5; i++) drawing.update(data({ finished: many, now: 60 * S + i * 40 * MS }));
     // Generous: the point is that sliding re-uses elements instead of rebuilding 6000 paths.
     expect((performance.now() - t0) / 5).toBeLessThan(400);
+  });
+
+  it("a few hundred arrows: batched per quarter with the single arrows' look; a new view rewrites only the quarters that changed", () => {
+    const { svg, drawing } = setup();
+    // One message every 3 ms from 3.5 s to 5 s: about 420 near the one-second window.
+    const list = Array.from({ length: 500 }, (_, i) => done(i + 1, "n1", "n2", 3.5 * S + i * 3 * MS, 3.5 * S + i * 3 * MS + 2 * MS));
+    drawing.update(data({ finished: list, now: 5 * S }));
+    expect(msgs(svg)).toHaveLength(0);
+    const dense = svg.querySelector("g.st-dense");
+    expect(dense?.getAttribute("class")).toContain("is-fine");
+    const paths = (): FakeElement[] => svg.querySelectorAll("path.st-batch");
+    const before = new Map(paths().map((p) => [p, p.getAttribute("d")]));
+    expect(before.size).toBeGreaterThanOrEqual(4);
+    // Count the writes from here on.
+    let writes = 0;
+    for (const p of paths()) {
+      const set = p.setAttribute.bind(p);
+      p.setAttribute = (n: string, v: unknown) => {
+        writes++;
+        set(n, v);
+      };
+    }
+    // Ten more messages, at the end: only the last quarter changes.
+    const more = list.concat(Array.from({ length: 10 }, (_, i) => done(501 + i, "n2", "n1", 5 * S + i * 2 * MS, 5 * S + i * 2 * MS + 2 * MS)));
+    drawing.update(data({ finished: more, now: 5.03 * S }));
+    const after = paths();
+    const kept = after.filter((p) => before.has(p) && before.get(p) === p.getAttribute("d"));
+    expect(kept.length).toBeGreaterThanOrEqual(after.length - 2 - 2);
+    expect(writes).toBeLessThanOrEqual(2 * 5);
+    const lines = after.filter((p) => p.getAttribute("class") === "st-batch st-batch-line");
+    expect(lines.reduce((n, p) => n + (p.getAttribute("d")?.match(/M/g)?.length ?? 0), 0)).toBeGreaterThan(300);
   });
 
   it("destroy empties the svg and stops listening", () => {

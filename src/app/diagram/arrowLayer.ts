@@ -6,7 +6,18 @@
 import type { DiagramMessage } from "../../worker/protocol";
 import { isNew, r1, setAttr } from "../draw/dom";
 import { messageColor } from "../theme";
-import { type Arrow, type Batch, batchArrows, DENSE_ABOVE, finishedArrow, visibleArrows } from "./arrows";
+import {
+  type Arrow,
+  BATCH_ABOVE,
+  type Batch,
+  batchArrows,
+  DENSE_ABOVE,
+  DENSE_HEAD,
+  FINE_HEAD,
+  finishedArrow,
+  type HeadSize,
+  visibleArrows,
+} from "./arrows";
 import type { SpaceTimeData } from "./input";
 import { type Lanes, localY, type TimeScale, type ViewWindow } from "./layout";
 import type { Parts } from "./scaffold";
@@ -29,6 +40,61 @@ export interface DrawnArrows {
   readonly shown: number;
 }
 
+/** A batch of one quarter of the window, and what it was made from (unchanged: the path is left alone). */
+export interface KeyedBatch extends Batch {
+  readonly sig: string;
+}
+
+/**
+ * Batches the arrows by the quarter of the window they start in, and remembers each
+ * quarter's batches: a quarter whose arrows are the same as last time (same count, same
+ * ids) is not batched again. New messages land in the last quarters, so a view rebuilds
+ * one or two quarters' paths, not all of them.
+ */
+export function quarterBatches(): { of(list: readonly DrawnArrow[], q: number, key: string, head: HeadSize): KeyedBatch[] } {
+  let cacheKey = "";
+  let cache = new Map<number, { sig: string; batches: KeyedBatch[] }>();
+  return {
+    of(list, q, key, head) {
+      const k = `${key}|${q}`;
+      if (k !== cacheKey) {
+        cacheKey = k;
+        cache = new Map();
+      }
+      const byQuarter = new Map<number, DrawnArrow[]>();
+      for (const x of list) {
+        const i = Math.floor(x.a.tFrom / q);
+        let g = byQuarter.get(i);
+        if (g === undefined) {
+          g = [];
+          byQuarter.set(i, g);
+        }
+        g.push(x);
+      }
+      const next = new Map<number, { sig: string; batches: KeyedBatch[] }>();
+      const out: KeyedBatch[] = [];
+      for (const i of [...byQuarter.keys()].sort((a, b) => a - b)) {
+        const g = byQuarter.get(i) as DrawnArrow[];
+        let sum = 0;
+        for (const x of g) sum += x.a.id;
+        const sig = `${k}|${i}|${g.length}|${sum}|${(g.at(-1) as DrawnArrow).a.id}`;
+        let hit = cache.get(i);
+        if (hit === undefined || hit.sig !== sig) {
+          const made = batchArrows(
+            g.map((x) => ({ x1: x.x1, y1: x.y1, x2: x.x2, y2: x.y2, color: x.color, dropped: x.a.state === "dropped" })),
+            head,
+          );
+          hit = { sig, batches: made.map((b) => ({ ...b, key: `${i}|${b.key}`, sig: `${sig}|${b.key}` })) };
+        }
+        next.set(i, hit);
+        out.push(...hit.batches);
+      }
+      cache = next;
+      return out;
+    },
+  };
+}
+
 export interface ArrowLayer {
   draw(d: SpaceTimeData, L: Lanes, s: TimeScale, w: ViewWindow, geomKey: string): DrawnArrows;
 }
@@ -38,6 +104,7 @@ export function createArrowLayer(p: Parts): ArrowLayer {
   let finishedFrom: { list: SpaceTimeData["finished"]; geom: string; c0: number; c1: number } | null = null;
   let finishedDrawn: DrawnArrow[] = [];
   let finishedIds = new Set<number>();
+  const batches = quarterBatches();
 
   /**
    * Finished messages: joined only when the list, the zoom or the culling range changes.
@@ -60,18 +127,26 @@ export function createArrowLayer(p: Parts): ArrowLayer {
     }
     finishedDrawn = list;
     finishedIds = new Set(finishedDrawn.map((x) => x.a.id));
-    // Very many arrows: a few batched paths instead of an element each (painting thousands of elements is what costs).
+    // Many arrows: a few batched paths per quarter of the window instead of an element each.
+    const batched = list.length > BATCH_ABOVE;
     const dense = list.length > DENSE_ABOVE;
-    const perMessage = dense ? [] : list;
+    const perMessage = batched ? [] : list;
     p.content.classed("is-dense", dense);
+    p.dense.classed("is-fine", batched && !dense);
     p.dense
-      .selectAll<SVGPathElement, Batch>("path")
-      .data(dense ? batchArrows(list.map((x) => ({ ...x, dropped: x.a.state === "dropped" }))) : [], (b) => b.key)
+      .selectAll<SVGPathElement, KeyedBatch>("path")
+      .data(batched ? batches.of(list, q, `${geomKey}|${dense}`, dense ? DENSE_HEAD : FINE_HEAD) : [], (b) => b.key)
       .join((enter) => enter.append("path"))
-      .attr("class", (b) => `st-batch st-batch-${b.kind}`)
-      .attr("stroke", (b) => (b.kind === "line" || b.kind === "dropped" ? b.color : null))
-      .attr("fill", (b) => (b.kind === "head" ? b.color : null))
-      .attr("d", (b) => b.d);
+      .each(function (b) {
+        // A quarter whose arrows did not change keeps its paths as they are.
+        if (!isNew(this, b.sig)) return;
+        setAttr(this, "class", `st-batch st-batch-${b.kind}`);
+        if (b.kind === "line" || b.kind === "dropped") setAttr(this, "stroke", b.color);
+        else this.removeAttribute("stroke");
+        if (b.kind === "head") setAttr(this, "fill", b.color);
+        else this.removeAttribute("fill");
+        setAttr(this, "d", b.d);
+      });
     // Enter, update and exit without reordering: new messages come last in the list and are appended last.
     const upd = p.msgs.selectAll<SVGPathElement, DrawnArrow>("path.st-msg").data(perMessage, (x) => x.a.id);
     upd.exit().remove();

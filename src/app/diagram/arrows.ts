@@ -141,8 +141,26 @@ export function visibleArrows(
 
 // ---------------------------------------------------------------- dense: many arrows as a few paths
 
-/** Above this many arrows in the DOM, finished ones are drawn as one path per colour and kind (an element each costs too much to paint). */
+/**
+ * Above this many finished arrows near the window, they are drawn as a few batched paths
+ * (one per colour and kind, in each quarter of the window) with the look of single
+ * arrows: an element each, made and dropped as the window slides, costs the page more
+ * than the picture is worth.
+ */
+export const BATCH_ABOVE = 200;
+
+/** Above this many, the batched arrows are also drawn thinner and lighter (a dense picture reads better so). */
 export const DENSE_ABOVE = 1500;
+
+/** An arrowhead's size: its length and its half-width. */
+export interface HeadSize {
+  readonly length: number;
+  readonly half: number;
+}
+
+/** The heads of single arrows (the SVG marker: 9 long, 9 wide) and of dense batches. */
+export const FINE_HEAD: HeadSize = { length: 9, half: 4.5 };
+export const DENSE_HEAD: HeadSize = { length: 8, half: 3.5 };
 
 export interface BatchItem {
   readonly x1: number;
@@ -167,7 +185,7 @@ const f1 = (v: number): string => (Math.round(v * 10) / 10).toString();
  * Arrows batched into a few paths: the lines of each colour (delivered solid, dropped
  * dashed), an arrowhead triangle at each delivered one's end, and a ✕ at each drop.
  */
-export function batchArrows(items: readonly BatchItem[]): Batch[] {
+export function batchArrows(items: readonly BatchItem[], head: HeadSize = DENSE_HEAD): Batch[] {
   const parts = new Map<string, { kind: Batch["kind"]; color: string; d: string[] }>();
   const add = (kind: Batch["kind"], color: string, seg: string): void => {
     const key = kind === "x" ? "x" : `${kind}|${color}`;
@@ -188,13 +206,10 @@ export function batchArrows(items: readonly BatchItem[]): Batch[] {
     if (l < 1) continue;
     const ux = (it.x2 - it.x1) / l;
     const uy = (it.y2 - it.y1) / l;
-    const bx = it.x2 - 8 * ux;
-    const by = it.y2 - 8 * uy;
-    add(
-      "head",
-      it.color,
-      `M${f1(it.x2)},${f1(it.y2)}L${f1(bx - 3.5 * uy)},${f1(by + 3.5 * ux)}L${f1(bx + 3.5 * uy)},${f1(by - 3.5 * ux)}Z`,
-    );
+    const bx = it.x2 - head.length * ux;
+    const by = it.y2 - head.length * uy;
+    const h = head.half;
+    add("head", it.color, `M${f1(it.x2)},${f1(it.y2)}L${f1(bx - h * uy)},${f1(by + h * ux)}L${f1(bx + h * uy)},${f1(by - h * ux)}Z`);
   }
   return [...parts.entries()].map(([key, p]) => ({ key, kind: p.kind, color: p.color, d: p.d.join("") }));
 }

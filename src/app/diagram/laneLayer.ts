@@ -19,11 +19,14 @@ export function drawLanes(p: Parts, d: SpaceTimeData, frame: Frame): { readonly 
     .selectAll<SVGLineElement, Lane>("line.st-lane")
     .data(L.lanes, (l) => l.id)
     .join((enter) => enter.append("line").attr("class", "st-lane"))
-    .attr("x1", (l) => r1(l.x))
-    .attr("x2", (l) => r1(l.x))
-    .attr("y1", frame.plotTop)
-    .attr("y2", frame.plotBottom)
-    .attr("class", (l) => `st-lane st-lane-${l.kind}${hl.has(l.id) ? " is-highlighted" : ""}`);
+    // Written only when they change: every view comes here, and a line rarely moves.
+    .each(function (l) {
+      setAttr(this, "x1", r1(l.x));
+      setAttr(this, "x2", r1(l.x));
+      setAttr(this, "y1", String(frame.plotTop));
+      setAttr(this, "y2", String(frame.plotBottom));
+      setAttr(this, "class", `st-lane st-lane-${l.kind}${hl.has(l.id) ? " is-highlighted" : ""}`);
+    });
   const nodeById = new Map(d.nodes.map((n) => [n.id, n]));
   p.names
     .selectAll<SVGGElement, Lane>("g.st-name")
@@ -35,9 +38,9 @@ export function drawLanes(p: Parts, d: SpaceTimeData, frame: Frame): { readonly 
       g.append("title");
       return g;
     })
-    .attr("class", (l) => `st-name st-name-${l.kind}${hl.has(l.id) ? " is-highlighted" : ""}`)
-    .attr("transform", (l) => `translate(${r1(l.x)},${l.nameY})`)
     .each(function (l) {
+      setAttr(this, "class", `st-name st-name-${l.kind}${hl.has(l.id) ? " is-highlighted" : ""}`);
+      setAttr(this, "transform", `translate(${r1(l.x)},${l.nameY})`);
       const n = nodeById.get(l.id);
       const glyph = l.status === "down" ? " ✕" : l.status === "paused" ? " ‖" : n !== undefined && n.role === "leader" ? " ★" : "";
       const text = `${hl.has(l.id) ? "⚠ " : ""}${l.id}${glyph}`;

@@ -7,7 +7,7 @@
  * SVG needs no measuring and scales with the presenter zoom.
  */
 import { formatInstant } from "../../core/sim/time";
-import { useId, useMemo, useState } from "react";
+import { type ReactNode, useId, useMemo, useState } from "react";
 import type { HolderView, LeaseRowView, SimView } from "../../worker/protocol";
 import { selectHighlight, selectSelect, selectView, useLab } from "../store";
 import { textOn } from "../theme";
@@ -32,6 +32,8 @@ import {
   maxTtlMs,
   type PlacedMark,
   pct,
+  type Slide,
+  slideOf,
   stateWords,
   type TimeWindow,
   type Tick,
@@ -72,6 +74,7 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
   const w = zoomedWindow(view.now, span, zoom, earliest);
   const nowX = xPct(view.now, w);
   const tickList = ticks(w);
+  const slide = slideOf(w);
   const ids = useIds();
   const leaderNode = view.leader;
   return (
@@ -88,9 +91,19 @@ export function LeaseTimelineView({ view }: { view: SimView }) {
           </p>
           <ZoomControls zoom={zoom} setZoom={setZoom} w={w} earliest={earliest} />
           <ZoomArea zoom={zoom} setZoom={setZoom} w={w} earliest={earliest}>
-            <Axis ticks={tickList} nowX={nowX} />
+            <Axis ticks={tickList} nowX={nowX} slide={slide} />
             {view.leases.map((row) => (
-              <LeaseBlock key={row.name} row={row} holders={view.holders} w={w} ticks={tickList} ids={ids} leader={leaderNode} nowX={nowX} />
+              <LeaseBlock
+                key={row.name}
+                row={row}
+                holders={view.holders}
+                w={w}
+                ticks={tickList}
+                ids={ids}
+                leader={leaderNode}
+                nowX={nowX}
+                slide={slide}
+              />
             ))}
           </ZoomArea>
           <Legend ids={ids} />
@@ -127,22 +140,24 @@ function Patterns({ ids }: { ids: PatternIds }) {
 }
 
 /** The shared time axis: tick labels in seconds of virtual time, and "now". */
-function Axis({ ticks: tickList, nowX }: { ticks: readonly Tick[]; nowX: number }) {
+function Axis({ ticks: tickList, nowX, slide }: { ticks: readonly Tick[]; nowX: number; slide: Slide }) {
   return (
     <div className="lt-row lt-axis-row" aria-hidden="true">
       <div className="lt-labels" />
       <svg className="lt-axis" style={{ height: em(AXIS_H) }}>
         <title>Time axis, seconds of virtual time</title>
-        {tickList.map((t) =>
-          t.x < 3 || t.x > 97 ? null : (
-            <g key={t.key}>
-              <line x1={pct(t.x)} x2={pct(t.x)} y1={em(AXIS_H - 0.45)} y2={em(AXIS_H)} className="lt-tick" />
-              <text x={pct(t.x)} y={em(AXIS_H - 0.6)} textAnchor="middle" className="lt-tick-label">
-                {t.label}
-              </text>
-            </g>
-          ),
-        )}
+        <Sliding slide={slide}>
+          {tickList.map((t) =>
+            t.x < 3 || t.x > 97 ? null : (
+              <g key={t.key}>
+                <line x1={pct(slide.at(t.x))} x2={pct(slide.at(t.x))} y1={em(AXIS_H - 0.45)} y2={em(AXIS_H)} className="lt-tick" />
+                <text x={pct(slide.at(t.x))} y={em(AXIS_H - 0.6)} textAnchor="middle" className="lt-tick-label">
+                  {t.label}
+                </text>
+              </g>
+            ),
+          )}
+        </Sliding>
         <text x={pct(nowX)} y={em(0.9)} textAnchor={nowX > 94 ? "end" : "middle"} className="lt-now-label">
           now ▾
         </text>
@@ -153,6 +168,16 @@ function Axis({ ticks: tickList, nowX }: { ticks: readonly Tick[]; nowX: number 
 
 const AXIS_H = 2.6;
 
+/** A nested <svg> moved by the slide's shift: what is inside keeps its x while the window slides (see slideOf). */
+function Sliding({ slide, children }: { slide: Slide; children?: ReactNode }) {
+  return (
+    // Inside the track's role="img" (its title says it all) or the hidden axis: nothing here for assistive technology.
+    <svg x={pct(slide.shift)} y="0" width="100%" height="100%" overflow="visible" className="lt-slide" aria-hidden="true">
+      {children}
+    </svg>
+  );
+}
+
 interface LeaseBlockProps {
   readonly row: LeaseRowView;
   readonly holders: readonly HolderView[];
@@ -162,9 +187,10 @@ interface LeaseBlockProps {
   readonly leader: string | null;
   /** Where now is on the track (percent); it moves when the window is scrolled. */
   readonly nowX: number;
+  readonly slide: Slide;
 }
 
-function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader, nowX }: LeaseBlockProps) {
+function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader, nowX, slide }: LeaseBlockProps) {
   const select = useLab(selectSelect);
   const highlight = useLab(selectHighlight);
   const lBars = leaderBars(row, w);
@@ -226,18 +252,20 @@ function LeaseBlock({ row, holders, w, ticks: tickList, ids, leader, nowX }: Lea
           {lanes.map((l, i) =>
             i % 2 === 1 ? <rect key={l.id} x="0" y={em(LANE * (i + 1))} width="100%" height={em(LANE)} className="lt-band" /> : null,
           )}
-          {tickList.map((t) => (
-            <line key={t.key} x1={pct(t.x)} x2={pct(t.x)} y1="0" y2="100%" className="lt-grid" />
-          ))}
+          <Sliding slide={slide}>
+            {tickList.map((t) => (
+              <line key={t.key} x1={pct(slide.at(t.x))} x2={pct(slide.at(t.x))} y1="0" y2="100%" className="lt-grid" />
+            ))}
+          </Sliding>
           <line x1="0" x2="100%" y1={em(LANE)} y2={em(LANE)} className="lt-lane-sep" />
-          <Lane y0={0} bars={lBars} marks={lMarks} ids={ids} />
+          <Lane y0={0} bars={lBars} marks={lMarks} ids={ids} slide={slide} />
           {lDeadline !== null && (
             <line x1={pct(lDeadline)} x2={pct(lDeadline)} y1={em(0.05)} y2={em(BAR_Y + BAR_H + 0.15)} className="lt-leader-deadline">
               <title>{`leader's expiry deadline, ${formatInstant(row.leaderExpiresAt ?? 0)}`}</title>
             </line>
           )}
           {lanes.map((l, i) => (
-            <HolderLaneG key={l.id} lane={l} y0={LANE * (i + 1)} ids={ids} nowX={nowX} />
+            <HolderLaneG key={l.id} lane={l} y0={LANE * (i + 1)} ids={ids} nowX={nowX} slide={slide} />
           ))}
           <line x1={pct(nowX)} x2={pct(nowX)} y1="0" y2="100%" className="lt-now" />
         </svg>
@@ -266,16 +294,17 @@ interface LaneProps {
   readonly bars: readonly Bar[];
   readonly marks: readonly PlacedMark[];
   readonly ids: PatternIds;
+  readonly slide: Slide;
 }
 
 /** Bars (solid up to now, hatched after) and marks of one lane. */
-function Lane({ y0, bars, marks, ids }: LaneProps) {
+function Lane({ y0, bars, marks, ids, slide }: LaneProps) {
   return (
     <g>
       {bars.map((b) => (
         <BarG key={b.key} bar={b} y0={y0} ids={ids} />
       ))}
-      <Marks marks={marks} y0={y0} />
+      <Marks marks={marks} y0={y0} slide={slide} />
     </g>
   );
 }
@@ -314,28 +343,36 @@ function BarG({ bar, y0, ids }: { bar: Bar; y0: number; ids: PatternIds }) {
   );
 }
 
-function Marks({ marks, y0 }: { marks: readonly PlacedMark[]; y0: number }) {
+function Marks({ marks, y0, slide }: { marks: readonly PlacedMark[]; y0: number; slide: Slide }) {
   if (marks.length === 0) return null;
   return (
-    <g className="lt-marks" fontSize={`${MARK_SCALE}em`}>
-      {marks.map((m) => (
-        <text key={m.key} x={pct(m.x)} y={em((y0 + MARK_Y) / MARK_SCALE)} textAnchor="middle" className={`lt-mark lt-mark-${m.kind}`}>
-          <title>{m.title}</title>
-          {m.glyph}
-        </text>
-      ))}
-    </g>
+    <Sliding slide={slide}>
+      <g className="lt-marks" fontSize={`${MARK_SCALE}em`}>
+        {marks.map((m) => (
+          <text
+            key={m.key}
+            x={pct(slide.at(m.x))}
+            y={em((y0 + MARK_Y) / MARK_SCALE)}
+            textAnchor="middle"
+            className={`lt-mark lt-mark-${m.kind}`}
+          >
+            <title>{m.title}</title>
+            {m.glyph}
+          </text>
+        ))}
+      </g>
+    </Sliding>
   );
 }
 
-function HolderLaneG({ lane, y0, ids, nowX }: { lane: HolderLane; y0: number; ids: PatternIds; nowX: number }) {
+function HolderLaneG({ lane, y0, ids, nowX, slide }: { lane: HolderLane; y0: number; ids: PatternIds; nowX: number; slide: Slide }) {
   const color = holderColor(lane.id);
   const y = em(y0 + BAR_Y);
   const h = em(BAR_H);
   const paused = lane.holder !== null && lane.holder.status === "paused";
   return (
     <g className="lt-holder-lane">
-      <Lane y0={y0} bars={lane.bars} marks={lane.marks} ids={ids} />
+      <Lane y0={y0} bars={lane.bars} marks={lane.marks} ids={ids} slide={slide} />
       {lane.ahead !== null && (
         <g>
           <title>{`${lane.id} expects to hold it until its own deadline`}</title>

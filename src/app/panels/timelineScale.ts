@@ -52,6 +52,26 @@ export function xPct(t: number, w: TimeWindow): number {
   return Math.max(0, Math.min(100, p));
 }
 
+/**
+ * Where the track's timed marks and ticks are placed from while the window slides: a
+ * point fixed for a whole window length, so a new view changes one shift (the nested
+ * <svg>'s x) instead of every mark's and tick's x. `shift` is where that point is on the
+ * track (percent, at most 0); `at(x)` turns a place on the track (percent) into one
+ * from that point.
+ */
+export interface Slide {
+  readonly shift: number;
+  at(x: number): number;
+}
+
+export function slideOf(w: TimeWindow): Slide {
+  const len = w.to - w.from;
+  if (len <= 0) return { shift: 0, at: (x) => x };
+  const origin = Math.floor(w.from / len) * len;
+  const shift = ((origin - w.from) / len) * 100;
+  return { shift, at: (x) => x - shift };
+}
+
 /** A number as an SVG percentage length ("12.345%"). */
 export function pct(p: number): string {
   return `${Math.round(p * 1000) / 1000}%`;

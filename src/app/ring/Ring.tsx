@@ -4,7 +4,7 @@
  * created once per mounted <svg> and fed every live view straight from the store.
  */
 import { useEffect, useRef } from "react";
-import { type LabState, selectHasView, selectHighlight, useLab, useLabStore } from "../store";
+import { type LabState, OFF_SCREEN_INTERVAL_MS, selectHasView, selectHighlight, useLab, useLabStore } from "../store";
 import { messageColor, OKABE_ITO, ROLE_COLOR, ROLE_GLYPH, ROLE_TEXT, textOn } from "../theme";
 import { useUi } from "../ui";
 import { RingViewSwitch } from "./RingViewSwitch";
@@ -49,7 +49,13 @@ function RingCanvas() {
       focus: (id) => lab.getState().setFocusMessage(id),
     });
     let receivedAt = performance.now();
+    // Off screen while a run plays, the ring is redrawn only once a second (it catches up when it comes into view).
+    let onScreen = true;
+    let drawnAt = Number.NEGATIVE_INFINITY;
     const draw = (s: LabState): void => {
+      const t = performance.now();
+      if (!onScreen && s.liveView?.playing === true && t - drawnAt < OFF_SCREEN_INTERVAL_MS) return;
+      drawnAt = t;
       const leaseStory = useUi.getState().ringView === "lease";
       if (s.liveView !== null)
         drawing.update(s.liveView, receivedAt, { selected: s.selected, highlight: selectHighlight(s), focus: s.focusMessage, leaseStory });
@@ -68,7 +74,18 @@ function RingCanvas() {
       )
         draw(s);
     });
+    const visibility =
+      typeof IntersectionObserver === "undefined"
+        ? null
+        : new IntersectionObserver((entries) => {
+            const seen = entries.some((e) => e.isIntersecting);
+            if (seen === onScreen) return;
+            onScreen = seen;
+            if (seen) draw(lab.getState());
+          });
+    visibility?.observe(svg);
     return () => {
+      visibility?.disconnect();
       unsubscribe();
       unsubscribeUi();
       drawing.destroy();
