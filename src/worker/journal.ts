@@ -4,7 +4,7 @@
  * marks), and recently dropped messages. Every buffer is bounded.
  */
 import type { TraceEvent } from "../core/sim/trace";
-import { describeEvent, describeMessage, dropWords } from "./describe";
+import { describeEvent, dropWords, messageLabel } from "./describe";
 import { driftWords } from "./holderWords";
 import {
   DIAGRAM_MARK_LIMIT,
@@ -46,10 +46,8 @@ interface LeaseHistory {
   marks: LeaseMark[];
 }
 
-interface Sent {
-  readonly sentAt: number;
-  readonly label: string;
-}
+/** A message on the wire: its send event (the event itself, kept as it is: no copy per message). */
+type Sent = Extract<TraceEvent, { kind: "send" }>;
 
 interface HolderNote {
   state: string | undefined;
@@ -120,7 +118,7 @@ class Seen {
 /** Everything a journal holds but its pending output (saved in time-travel snapshots as SavedJournal). */
 interface JournalState {
   readonly drops: DropView[];
-  /** Messages on the wire: their send time and label, for drawing drops. */
+  /** Messages on the wire, by id: their send events (the send time and the message label them). */
   readonly sent: Map<number, Sent>;
   readonly leases: Map<string, LeaseHistory>;
   /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
@@ -290,38 +288,23 @@ export class Journal {
     this.st.moments.observe(e);
     switch (e.kind) {
       case "send":
-        this.st.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
+        this.st.sent.set(e.id, e);
         return;
       case "deliver": {
         const s = this.st.sent.get(e.id);
         this.st.sent.delete(e.id);
-        this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.sentAt ?? e.t, endAt: e.t, label: s?.label ?? "message", outcome: "delivered", reason: null });
+        this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.t ?? e.t, endAt: e.t, label: labelOf(s), outcome: "delivered", reason: null });
         return;
       }
       case "drop": {
         const s = this.st.sent.get(e.id);
         this.st.sent.delete(e.id);
-        this.message({
-          id: e.id,
-          from: e.from,
-          to: e.to,
-          sentAt: s?.sentAt ?? e.t,
-          endAt: e.t,
-          label: s?.label ?? "message",
-          outcome: "dropped",
-          reason: dropWords(e.reason),
-        });
-        this.st.drops.push({
-          id: e.id,
-          from: e.from,
-          to: e.to,
-          sentAt: s?.sentAt ?? e.t,
-          droppedAt: e.t,
-          label: s?.label ?? "message",
-          reason: e.reason,
-        });
+        const sentAt = s?.t ?? e.t;
+        const label = labelOf(s);
+        this.message({ id: e.id, from: e.from, to: e.to, sentAt, endAt: e.t, label, outcome: "dropped", reason: dropWords(e.reason) });
+        this.st.drops.push({ id: e.id, from: e.from, to: e.to, sentAt, droppedAt: e.t, label, reason: e.reason });
         if (this.st.drops.length > MAX_DROPS) this.st.drops.splice(0, this.st.drops.length - MAX_DROPS);
-        this.line(e, undefined, s?.label);
+        this.line(e, undefined, s === undefined ? undefined : label);
         return;
       }
       case "lease":
@@ -477,6 +460,11 @@ export class Journal {
     for (const s of this.lease(me.lease).holderSpans) if (s.to === null && s.holder === id) close(s, t, end);
     me.token = null;
   }
+}
+
+/** A message's label from its send event ("message" when the journal did not see it sent). */
+function labelOf(s: Sent | undefined): string {
+  return s === undefined ? "message" : messageLabel(s.msg);
 }
 
 function close(s: OpenSpan, t: number, end: string): void {
