@@ -19,7 +19,7 @@ import {
   type LeaseSpan,
 } from "./protocol";
 import type { SharedPart } from "../core/replay/timeline";
-import { ChunkedHistory, type ChunkedHistoryState, messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker } from "./chunkedHistory";
+import { ChunkedHistory, type ChunkedHistoryState, MessageHistory, type MessageHistoryState, plainPacker } from "./chunkedHistory";
 import { MomentTracker } from "./moments";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
@@ -128,7 +128,7 @@ interface JournalState {
   readonly leaders: Set<string>;
   /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
   readonly log: ChunkedHistory<EventLine>;
-  readonly messages: ChunkedHistory<DiagramMessage, PackedMessages>;
+  readonly messages: MessageHistory;
   readonly marks: ChunkedHistory<DiagramMark>;
   /** The key moments (moments.ts). */
   readonly moments: MomentTracker;
@@ -143,7 +143,7 @@ interface SavedJournal {
   readonly seen: SeenState;
   readonly leaders: ReadonlySet<string>;
   readonly log: ChunkedHistoryState<EventLine, readonly EventLine[]>;
-  readonly messages: ChunkedHistoryState<DiagramMessage, PackedMessages>;
+  readonly messages: MessageHistoryState;
   readonly marks: ChunkedHistoryState<DiagramMark, readonly DiagramMark[]>;
   readonly moments: ReturnType<MomentTracker["save"]>;
 }
@@ -157,7 +157,7 @@ function emptyState(): JournalState {
     seen: new Seen(),
     leaders: new Set(),
     log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
-    messages: new ChunkedHistory(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
+    messages: new MessageHistory(DIAGRAM_MESSAGE_LIMIT),
     marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
     moments: new MomentTracker(),
   };
@@ -171,7 +171,8 @@ function keep<T>(list: T[], item: T, limit: number): void {
 
 export class Journal {
   private pending: EventLine[] = [];
-  private pendingMessages: DiagramMessage[] = [];
+  /** Messages ended since the last takeDiagram (the newest of them are the history's newest: it holds DIAGRAM_MESSAGE_LIMIT). */
+  private pendingMessages = 0;
   private pendingMarks: DiagramMark[] = [];
   /** Everything but the pending output: what a time-travel snapshot saves. */
   private st: JournalState = emptyState();
@@ -187,8 +188,8 @@ export class Journal {
 
   /** Space-time diagram: messages that ended and state changes since the previous call. */
   takeDiagram(): { messages: DiagramMessage[]; marks: DiagramMark[] } {
-    const out = { messages: this.pendingMessages, marks: this.pendingMarks };
-    this.pendingMessages = [];
+    const out = { messages: this.pendingMessages === 0 ? [] : this.st.messages.newest(this.pendingMessages), marks: this.pendingMarks };
+    this.pendingMessages = 0;
     this.pendingMarks = [];
     return out;
   }
@@ -258,7 +259,7 @@ export class Journal {
 
   private clearPending(): void {
     this.pending = [];
-    this.pendingMessages = [];
+    this.pendingMessages = 0;
     this.pendingMarks = [];
   }
 
@@ -293,7 +294,7 @@ export class Journal {
       case "deliver": {
         const s = this.st.sent.get(e.id);
         this.st.sent.delete(e.id);
-        this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.t ?? e.t, endAt: e.t, label: labelOf(s), outcome: "delivered", reason: null });
+        this.message(e.id, e.from, e.to, s?.t ?? e.t, e.t, labelOf(s), null);
         return;
       }
       case "drop": {
@@ -301,7 +302,7 @@ export class Journal {
         this.st.sent.delete(e.id);
         const sentAt = s?.t ?? e.t;
         const label = labelOf(s);
-        this.message({ id: e.id, from: e.from, to: e.to, sentAt, endAt: e.t, label, outcome: "dropped", reason: dropWords(e.reason) });
+        this.message(e.id, e.from, e.to, sentAt, e.t, label, dropWords(e.reason));
         this.st.drops.push({ id: e.id, from: e.from, to: e.to, sentAt, droppedAt: e.t, label, reason: e.reason });
         if (this.st.drops.length > MAX_DROPS) this.st.drops.splice(0, this.st.drops.length - MAX_DROPS);
         this.line(e, undefined, s === undefined ? undefined : label);
@@ -349,9 +350,10 @@ export class Journal {
     this.st.log.push(line);
   }
 
-  private message(m: DiagramMessage): void {
-    this.st.messages.push(m);
-    keep(this.pendingMessages, m, DIAGRAM_MESSAGE_LIMIT);
+  /** A message that ended: delivered (reason null), or dropped with the reason in words. */
+  private message(id: number, from: string, to: string, sentAt: number, endAt: number, label: string, reason: string | null): void {
+    this.st.messages.push(id, from, to, sentAt, endAt, label, reason);
+    if (this.pendingMessages < DIAGRAM_MESSAGE_LIMIT) this.pendingMessages++;
   }
 
   /** The space-time diagram's mark for an event, if it makes one. */
