@@ -544,8 +544,12 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
   return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer) };
 }
 
-/** What a snapshot holds of its own whatever the interval: the processes' state but their logs, the checkers' copies, the queue. */
-const SNAPSHOT_FIXED_BYTES = 100_000;
+/**
+ * What a snapshot holds of its own whatever the interval: the processes' state but their logs,
+ * the checkers' copies, the queue (about 100 KB a snapshot in all, measured, of which the
+ * journal's own part, Journal.savedBytes, is some 25 KB).
+ */
+const SNAPSHOT_FIXED_BYTES = 75_000;
 /**
  * What a snapshot holds per trace event since the one before it: the log entries appended
  * meanwhile, and the checkers' history of them (the journal's share is added by the timeline,
