@@ -35,14 +35,10 @@ export class ChunkedHistory<T, P = readonly T[]> {
   /** Items in the chunks. */
   private inChunks = 0;
 
-  /**
-   * @param itemBytes what an item (as an object, in the tail) holds of its own
-   * @param packedItemBytes what an item holds once packed in a chunk
-   */
+  /** @param packedItemBytes what an item holds once in a chunk (counted once, by the chunk, however many copies share it) */
   constructor(
     private readonly limit: number,
     private readonly packer: Packer<T, P>,
-    private readonly itemBytes: number,
     private readonly packedItemBytes: number,
   ) {}
 
@@ -95,9 +91,12 @@ export class ChunkedHistory<T, P = readonly T[]> {
     for (const c of this.chunks) this.inChunks += c.length;
   }
 
-  /** What a saved copy holds of its own (the tail and the list of chunks), and the chunks it shares. */
+  /**
+   * What a saved copy holds of its own (its lists: the tail's items are the objects the next
+   * copies and then a chunk hold too, counted once there), and the chunks it shares.
+   */
   savedBytes(s: ChunkedHistoryState<T, P>): { own: number; shared: readonly SharedPart[] } {
-    return { own: 2 * RECORD_BYTES + s.tail.length * (this.itemBytes + SLOT_BYTES) + s.chunks.length * SLOT_BYTES, shared: s.chunks };
+    return { own: 2 * RECORD_BYTES + s.tail.length * SLOT_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
 }
 

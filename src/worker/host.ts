@@ -547,16 +547,17 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
 /**
  * What a snapshot holds of its own whatever the interval: the processes' state but their logs,
  * the checkers' copies, the queue (about 100 KB a snapshot in all, measured, of which the
- * journal's own part, Journal.savedBytes, is some 25 KB).
+ * journal's own part, Journal.savedBytes, is some 10 KB).
  */
-const SNAPSHOT_FIXED_BYTES = 75_000;
+const SNAPSHOT_FIXED_BYTES = 90_000;
 /**
  * What a snapshot holds per trace event since the one before it: the log entries appended
  * meanwhile, and the checkers' history of them (the journal's share is added by the timeline,
  * Journal.savedBytes). Measured on the dashboard's default run: the heap grows by about 100 KB
- * a snapshot plus 10 KB per simulated second of the run, some 800 events.
+ * a snapshot plus 1.3 MB per simulated minute of the run, of which the journal's histories are
+ * 1 MB and the rest about 5 KB per simulated second, some 800 events.
  */
-const SNAPSHOT_BYTES_PER_EVENT = 12;
+const SNAPSHOT_BYTES_PER_EVENT = 6;
 
 /**
  * Estimates what each snapshot of one run holds (called once per snapshot, in time order on a

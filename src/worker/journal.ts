@@ -55,9 +55,8 @@ interface HolderNote {
   token: number | null;
 }
 
-/** What an event line, a diagram message and a diagram mark hold of their own, roughly (for the time-travel memory budget). */
+/** What an event line and a diagram mark hold of their own, roughly (for the time-travel memory budget). */
 const LINE_BYTES = 240;
-const MESSAGE_BYTES = 170;
 const MARK_BYTES = 150;
 /** A key in the seen set, and a message on the wire. */
 const SEEN_BYTES = 70;
@@ -156,9 +155,9 @@ function emptyState(): JournalState {
     holders: new Map(),
     seen: new Seen(),
     leaders: new Set(),
-    log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
+    log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES),
     messages: new MessageHistory(DIAGRAM_MESSAGE_LIMIT),
-    marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
+    marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES),
     moments: new MomentTracker(),
   };
 }
@@ -247,7 +246,8 @@ export class Journal {
    */
   savedBytes(saved: unknown): { own: number; shared: SharedPart[] } {
     const s = saved as SavedJournal;
-    let own = s.moments.recent.length * LINE_BYTES + s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * MESSAGE_BYTES + s.holders.size * 200;
+    // The moments' and the drops' lists are copied, their items shared with the live journal and the other copies: 8 bytes each.
+    let own = s.moments.recent.length * 8 + s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * 8 + s.holders.size * 200;
     for (const h of s.leases.values()) own += (h.leaderSpans.length + h.holderSpans.length) * 120 + h.marks.length * 8;
     const shared: SharedPart[] = [...s.seen.frozen];
     for (const r of [this.st.log.savedBytes(s.log), this.st.messages.savedBytes(s.messages), this.st.marks.savedBytes(s.marks)]) {

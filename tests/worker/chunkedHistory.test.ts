@@ -19,7 +19,7 @@ describe("ChunkedHistory", () => {
   it("always gives the newest `limit` items, as a plain list would", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1500 }), fc.integer({ min: 0, max: 3000 }), (limit, n) => {
-        const r = new ChunkedHistory<number>(limit, plainPacker<number>(), 8, 8);
+        const r = new ChunkedHistory<number>(limit, plainPacker<number>(), 8);
         const all: number[] = [];
         for (let i = 0; i < n; i++) {
           r.push(i);
@@ -33,7 +33,7 @@ describe("ChunkedHistory", () => {
   });
 
   it("a saved copy stays as it was, loads back, and shares its full chunks with the next one", () => {
-    const r = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    const r = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 34);
     for (let i = 0; i < 900; i++) r.push(message(i));
     const a = r.save();
     const before = r.newest();
@@ -41,7 +41,7 @@ describe("ChunkedHistory", () => {
     const b = r.save();
     const shared = r.savedBytes(b).shared.filter((c) => r.savedBytes(a).shared.includes(c));
     expect(shared.length).toBeGreaterThan(0);
-    const back = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 170, 34);
+    const back = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(1000, messagePacker, 34);
     back.load(a);
     expect(back.newest()).toEqual(before);
     expect(before).toEqual(Array.from({ length: 900 }, (_, i) => message(i)));
@@ -54,7 +54,7 @@ describe("MessageHistory", () => {
   it("gives what a ChunkedHistory of message objects gives, newest n of any n, and saved copies load back as they were (property)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1200 }), fc.integer({ min: 0, max: 2500 }), fc.integer({ min: 0, max: 2500 }), (limit, n, saveAt) => {
-        const plain = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(limit, messagePacker, 170, 34);
+        const plain = new ChunkedHistory<DiagramMessage, ReturnType<typeof messagePacker.pack>>(limit, messagePacker, 34);
         const cols = new MessageHistory(limit);
         let saved: ReturnType<MessageHistory["save"]> | null = null;
         let atSave: DiagramMessage[] = [];
