@@ -88,17 +88,25 @@ function main(): void {
     view(tl, journal);
   }
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (let i = 0; i < 300; i++) {
     const t = Math.floor(rnd() * tl.end);
     t0 = performance.now();
+    const c0 = cpuMs();
     tl.seek(t);
     view(tl, journal);
     times.push(performance.now() - t0);
+    cpuTimes.push(cpuMs() - c0);
   }
   times.sort((a, b) => a - b);
+  cpuTimes.sort((a, b) => a - b);
   const p95 = pct(times, 0.95);
+  const cpuP95 = pct(cpuTimes, 0.95);
   console.log(
     `seek to a random point of the 10-min run, view included (300 seeks): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${(times.at(-1) as number).toFixed(1)} ms (target p95 <= 100 ms: ${p95 <= 100 ? "meets" : "MISSES"})`,
+  );
+  console.log(
+    `  the same seeks in CPU time: p50 ${pct(cpuTimes, 0.5).toFixed(1)} ms, p95 ${cpuP95.toFixed(1)} ms (target p95 <= 100 ms: ${cpuP95 <= 100 ? "meets" : "MISSES"})`,
   );
   t0 = performance.now();
   for (let i = 0; i < 50; i++) {
