@@ -62,13 +62,16 @@ export function printDashboardHour(): void {
   for (const plain of [false, true]) {
     const { cpu, wall } = dashboardHour(60, 42, plain);
     const low = Math.min(...wall);
+    const lowCpu = Math.min(...cpu);
     // Flat: the last stretch against the second (the first also holds the election and the first snapshots).
     const ratio = (cpu.at(-1) as number) / (cpu[1] as number);
     console.log(`  ${plain ? "the simulation alone" : "as the worker plays it (timeline, snapshots, journal)"}, by 10-minute stretch:`);
     console.log(`    simulated s per wall s: ${fixed(wall)}; per CPU s: ${fixed(cpu)}`);
+    console.log(`    slowest stretch per wall s: ${low.toFixed(0)} (target >= 1,000: ${low >= 1000 ? "meets" : "MISSES"})`);
     console.log(
-      `    slowest stretch ${low.toFixed(0)} per wall s (${low >= 1000 ? "meets" : "MISSES"} the 1,000 target); last / second per CPU s ${ratio.toFixed(2)} (${ratio >= 0.8 ? "flat" : "NOT flat"})`,
+      `    slowest stretch per CPU s:  ${lowCpu.toFixed(0)} (target >= 1,000: ${lowCpu >= 1000 ? "meets" : "MISSES"}; wall time on a shared machine also counts other loads)`,
     );
+    console.log(`    flat: last / second stretch per CPU s ${ratio.toFixed(2)} (target >= 0.80: ${ratio >= 0.8 ? "meets" : "MISSES"})`);
   }
 }
 

@@ -88,17 +88,25 @@ function main(): void {
     view(tl, journal);
   }
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (let i = 0; i < 300; i++) {
     const t = Math.floor(rnd() * tl.end);
     t0 = performance.now();
+    const c0 = cpuMs();
     tl.seek(t);
     view(tl, journal);
     times.push(performance.now() - t0);
+    cpuTimes.push(cpuMs() - c0);
   }
   times.sort((a, b) => a - b);
+  cpuTimes.sort((a, b) => a - b);
   const p95 = pct(times, 0.95);
+  const cpuP95 = pct(cpuTimes, 0.95);
   console.log(
-    `seek to a random point of the 10-min run, view included (300 seeks): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${(times.at(-1) as number).toFixed(1)} ms (${p95 < 100 ? "meets" : "MISSES"} the 100 ms p95 target)`,
+    `seek to a random point of the 10-min run, view included (300 seeks): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${(times.at(-1) as number).toFixed(1)} ms (target p95 <= 100 ms: ${p95 <= 100 ? "meets" : "MISSES"})`,
+  );
+  console.log(
+    `  the same seeks in CPU time: p50 ${pct(cpuTimes, 0.5).toFixed(1)} ms, p95 ${cpuP95.toFixed(1)} ms (target p95 <= 100 ms: ${cpuP95 <= 100 ? "meets" : "MISSES"})`,
   );
   t0 = performance.now();
   for (let i = 0; i < 50; i++) {
@@ -117,10 +125,10 @@ function main(): void {
   const log60 = leader60 === null ? 0 : tl.sim.server(leader60).disk.log.length;
   const snapMemNote = (globalThis as { gc?: unknown }).gc === undefined ? " (run with --expose-gc for exact figures)" : "";
   console.log(
-    `memory held by the run: ${at10.toFixed(0)} MB after 10 simulated min (${log10} log entries), ${at60.toFixed(0)} MB after 60 min (${log60} log entries)${snapMemNote}`,
+    `memory held by the run: ${at10.toFixed(0)} MB after 10 simulated min (${log10} log entries), ${at60.toFixed(0)} MB after 60 min (${log60} log entries)${snapMemNote} (target: bounded by the snapshot budget, ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB: ${at60 <= SNAPSHOT_BUDGET_BYTES / 1e6 ? "meets" : "MISSES"})`,
   );
   console.log(
-    `snapshots kept after 60 min: ${tl.snapshotCount}, ${(tl.end / 1e6 / Math.max(1, tl.snapshotCount - 1)).toFixed(0)} s apart on average, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (budget ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB; the interval doubles as the run grows)`,
+    `snapshots kept after 60 min: ${tl.snapshotCount}, ${(tl.end / 1e6 / Math.max(1, tl.snapshotCount - 1)).toFixed(0)} s apart on average, estimated ${(tl.snapshotBytesHeld / 1e6).toFixed(0)} MB (target: within the budget of ${(SNAPSHOT_BUDGET_BYTES / 1e6).toFixed(0)} MB: ${tl.snapshotBytesHeld <= SNAPSHOT_BUDGET_BYTES ? "meets" : "MISSES"}; the interval doubles as the run grows)`,
   );
   const late: number[] = [];
   const lateCpu: number[] = [];
@@ -136,8 +144,12 @@ function main(): void {
   late.sort((a, b) => a - b);
   lateCpu.sort((a, b) => a - b);
   const lateP95 = pct(late, 0.95);
+  const lateCpuP95 = pct(lateCpu, 0.95);
   console.log(
-    `seek in the 60-min run (${LATE_SEEKS} seeks), view included: p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${lateP95.toFixed(0)} ms, max ${(late.at(-1) as number).toFixed(0)} ms (${lateP95 < 100 ? "meets" : "MISSES"} the 100 ms p95 target); in CPU time (this process, GC threads included): p50 ${pct(lateCpu, 0.5).toFixed(0)} ms, p95 ${pct(lateCpu, 0.95).toFixed(0)} ms`,
+    `seek in the 60-min run (${LATE_SEEKS} seeks), view included: p50 ${pct(late, 0.5).toFixed(0)} ms, p95 ${lateP95.toFixed(0)} ms, max ${(late.at(-1) as number).toFixed(0)} ms (target p95 <= 100 ms: ${lateP95 <= 100 ? "meets" : "MISSES"})`,
+  );
+  console.log(
+    `  the same seeks in CPU time (this process, GC threads included; wall time on a shared machine also counts other loads): p50 ${pct(lateCpu, 0.5).toFixed(0)} ms, p95 ${lateCpuP95.toFixed(0)} ms (target p95 <= 100 ms: ${lateCpuP95 <= 100 ? "meets" : "MISSES"})`,
   );
   // How much of that is the run itself: the same hour without time travel, with log
   // compaction (the default) and without it. With compaction the live heap should stay

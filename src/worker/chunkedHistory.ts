@@ -35,14 +35,10 @@ export class ChunkedHistory<T, P = readonly T[]> {
   /** Items in the chunks. */
   private inChunks = 0;
 
-  /**
-   * @param itemBytes what an item (as an object, in the tail) holds of its own
-   * @param packedItemBytes what an item holds once packed in a chunk
-   */
+  /** @param packedItemBytes what an item holds once in a chunk (counted once, by the chunk, however many copies share it) */
   constructor(
     private readonly limit: number,
     private readonly packer: Packer<T, P>,
-    private readonly itemBytes: number,
     private readonly packedItemBytes: number,
   ) {}
 
@@ -95,9 +91,12 @@ export class ChunkedHistory<T, P = readonly T[]> {
     for (const c of this.chunks) this.inChunks += c.length;
   }
 
-  /** What a saved copy holds of its own (the tail and the list of chunks), and the chunks it shares. */
+  /**
+   * What a saved copy holds of its own (its lists: the tail's items are the objects the next
+   * copies and then a chunk hold too, counted once there), and the chunks it shares.
+   */
   savedBytes(s: ChunkedHistoryState<T, P>): { own: number; shared: readonly SharedPart[] } {
-    return { own: 2 * RECORD_BYTES + s.tail.length * (this.itemBytes + SLOT_BYTES) + s.chunks.length * SLOT_BYTES, shared: s.chunks };
+    return { own: 2 * RECORD_BYTES + s.tail.length * SLOT_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
 }
 
@@ -171,3 +170,132 @@ export const messagePacker: Packer<DiagramMessage, PackedMessages> = {
     return out;
   },
 };
+
+/** A saved message history: never changed afterwards. */
+export interface MessageHistoryState {
+  readonly chunks: readonly Chunk<PackedMessages>[];
+  /** The open chunk's messages, packed as a chunk is. */
+  readonly tail: PackedMessages;
+}
+
+/**
+ * The diagram's messages as a ChunkedHistory keeps them, but written straight into columns:
+ * the open chunk is a PackedMessages being filled (no object per message), and it becomes a
+ * shared chunk as it is once full. newest() gives them back as DiagramMessage objects.
+ */
+export class MessageHistory {
+  private chunks: Chunk<PackedMessages>[] = [];
+  private inChunks = 0;
+  private nums = new Float64Array(CHUNK_ITEMS * 3);
+  private codes = new Uint16Array(CHUNK_ITEMS * 4);
+  private names: string[] = [];
+  private index = new Map<string, number>();
+  private count = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get length(): number {
+    return this.inChunks + this.count;
+  }
+
+  /** A message that ended: delivered (reason null) or dropped (with the reason in words). */
+  push(id: number, from: string, to: string, sentAt: number, endAt: number, label: string, reason: string | null): void {
+    const k = this.count;
+    this.nums[k * 3] = id;
+    this.nums[k * 3 + 1] = sentAt;
+    this.nums[k * 3 + 2] = endAt;
+    this.codes[k * 4] = this.code(from);
+    this.codes[k * 4 + 1] = this.code(to);
+    this.codes[k * 4 + 2] = this.code(label);
+    this.codes[k * 4 + 3] = reason === null ? NO_NAME : this.code(reason);
+    this.count = k + 1;
+    if (this.count === CHUNK_ITEMS) {
+      this.chunks.push({ packed: { nums: this.nums, codes: this.codes, names: this.names }, length: CHUNK_ITEMS, bytes: RECORD_BYTES + CHUNK_ITEMS * PACKED_MESSAGE_BYTES });
+      this.inChunks += CHUNK_ITEMS;
+      this.nums = new Float64Array(CHUNK_ITEMS * 3);
+      this.codes = new Uint16Array(CHUNK_ITEMS * 4);
+      this.names = [];
+      this.index = new Map();
+      this.count = 0;
+    }
+    for (;;) {
+      const first = this.chunks[0];
+      if (first === undefined || this.length - first.length < this.limit) break;
+      this.chunks.shift();
+      this.inChunks -= first.length;
+    }
+  }
+
+  private code(s: string): number {
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.names.length;
+      if (i >= NO_NAME) throw new Error("MessageHistory: too many names in one chunk");
+      this.names.push(s);
+      this.index.set(s, i);
+    }
+    return i;
+  }
+
+  /** The newest `n` messages (at most `limit`), oldest first. */
+  newest(n = this.limit): DiagramMessage[] {
+    const want = Math.min(n, this.limit, this.length);
+    const out: DiagramMessage[] = [];
+    let skip = this.length - want;
+    for (const c of this.chunks) {
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      unpackInto(out, c.packed, skip, c.length);
+      skip = 0;
+    }
+    unpackInto(out, this.openChunk(), skip, this.count);
+    return out;
+  }
+
+  private openChunk(): PackedMessages {
+    return { nums: this.nums, codes: this.codes, names: this.names };
+  }
+
+  save(): MessageHistoryState {
+    const k = this.count;
+    return { chunks: this.chunks.slice(), tail: { nums: this.nums.slice(0, k * 3), codes: this.codes.slice(0, k * 4), names: this.names.slice() } };
+  }
+
+  load(s: MessageHistoryState): void {
+    this.chunks = s.chunks.slice();
+    this.inChunks = 0;
+    for (const c of this.chunks) this.inChunks += c.length;
+    this.nums = new Float64Array(CHUNK_ITEMS * 3);
+    this.nums.set(s.tail.nums);
+    this.codes = new Uint16Array(CHUNK_ITEMS * 4);
+    this.codes.set(s.tail.codes);
+    this.names = s.tail.names.slice();
+    this.index = new Map(this.names.map((name, i) => [name, i]));
+    this.count = s.tail.nums.length / 3;
+  }
+
+  /** What a saved copy holds of its own (its open chunk's columns and the list of chunks), and the chunks it shares. */
+  savedBytes(s: MessageHistoryState): { own: number; shared: readonly SharedPart[] } {
+    return { own: 2 * RECORD_BYTES + (s.tail.nums.length / 3) * PACKED_MESSAGE_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
+  }
+}
+
+/** Appends the messages from..to (exclusive) of a packed chunk to `out`, as objects. */
+function unpackInto(out: DiagramMessage[], p: PackedMessages, from: number, to: number): void {
+  const name = (c: number): string => p.names[c] as string;
+  for (let k = from; k < to; k++) {
+    const r = p.codes[k * 4 + 3] as number;
+    out.push({
+      id: p.nums[k * 3] as number,
+      from: name(p.codes[k * 4] as number),
+      to: name(p.codes[k * 4 + 1] as number),
+      sentAt: p.nums[k * 3 + 1] as number,
+      endAt: p.nums[k * 3 + 2] as number,
+      label: name(p.codes[k * 4 + 2] as number),
+      outcome: r === NO_NAME ? "delivered" : "dropped",
+      reason: r === NO_NAME ? null : name(r),
+    });
+  }
+}

@@ -8,6 +8,44 @@ import type { Payload, TraceEvent } from "../core/sim/trace";
 import type { EntryKind, EventCategory } from "./protocol";
 import { driftWords, holderChangeDetail, holderChangeText } from "./holderWords";
 
+/**
+ * A message's short label alone ("append", "vote", "refresh"): describeMessage's label, with no
+ * detail built. The journal labels every message sent with it, so it must not allocate.
+ */
+export function messageLabel(p: Payload): string {
+  switch (p.type) {
+    case "RequestVote":
+      return p.preVote ? "pre-vote" : "vote";
+    case "TimeoutNow":
+      return "timeout now";
+    case "RequestVoteResp":
+      return p.preVote ? "pre-vote reply" : "vote reply";
+    case "AppendEntries":
+      return p.entries.length === 0 ? "heartbeat" : "append";
+    case "InstallSnapshot":
+      return "snapshot";
+    case "AppendEntriesResp":
+      return "append reply";
+    case "ClientWrite":
+      return p.op.type === "grant" ? "acquire" : p.op.type === "revoke" ? "release" : p.op.type;
+    case "ClientRead":
+      return "read";
+    case "ClientReply": {
+      if (!p.ok) return "not leader";
+      const k = p.result.kind;
+      return k === "granted" ? "granted" : k === "denied" ? "denied" : k === "revoked" ? "released" : "reply";
+    }
+    case "LeaseRefresh":
+      return "refresh";
+    case "LeaseRefreshReply":
+      return p.ok ? "refreshed" : "refresh refused";
+    case "StorageWrite":
+      return "write";
+    case "StorageReply":
+      return p.accepted ? "write ok" : "write rejected";
+  }
+}
+
 /** A short label ("append", "vote", "refresh") and one line of detail for a message. */
 export function describeMessage(p: Payload): { label: string; detail: string } {
   switch (p.type) {

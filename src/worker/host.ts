@@ -341,11 +341,7 @@ export class SimHost {
     const problems = configProblems(scenarioConfig(lesson.scenario));
     if (problems.length > 0) throw new Error(`cannot start the lesson: ${problems.join("; ")}`);
     const { LessonPlayer, newLessonRun } = lessonsPart();
-    const { timeline, journal, observer, scripted } = newLessonRun(lesson, {
-      maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES,
-      maxSnapshots: MAX_SNAPSHOTS,
-      snapshotBytes: estimateSnapshotBytes,
-    });
+    const { timeline, journal, observer, scripted } = newLessonRun(lesson, snapshotOptions());
     this.stop();
     this.tracker = null;
     this.timeline = timeline;
@@ -521,17 +517,26 @@ const OPEN_ON_MS = 1500;
 export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /**
- * Snapshots kept per branch: the memory budget, not the count, bounds an hour-long run (the
- * journal's history is shared between snapshots, so a snapshot costs what changed since the one before).
+ * Snapshots kept per branch: with the interval below, a 34-minute run keeps them 4 s apart and
+ * an hour-long one 8 s apart (each time the count is reached, every other one goes and the
+ * interval doubles), so a seek replays at most that much.
  */
 export const MAX_SNAPSHOTS = 512;
+
+/** Virtual time between a run's snapshots to begin with (a seek replays at most this much until the first thinning). */
+export const SNAPSHOT_EVERY_US = 4_000_000;
+
+/** The time-travel settings of a run the page plays: snapshots, their count and their memory. */
+function snapshotOptions(): { maxSnapshotBytes: number; maxSnapshots: number; snapshotBytes: (sim: Simulation) => number; snapshotEveryUs: number } {
+  return { maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, maxSnapshots: MAX_SNAPSHOTS, snapshotBytes: snapshotEstimator(), snapshotEveryUs: SNAPSHOT_EVERY_US };
+}
 
 /**
  * A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots.
  * With `track` (an opened scenario with expectations: a plain share link of a page run has none), its expectations are checked as it runs: their observer is saved beside the journal.
  */
 export function newRun(scenario: Scenario, track = false): { timeline: Timeline; journal: Journal; tracker: ExpectationTracker | null } {
-  const options = { maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, maxSnapshots: MAX_SNAPSHOTS, snapshotBytes: estimateSnapshotBytes };
+  const options = snapshotOptions();
   if (!track) {
     const journal = new Journal();
     const sim = buildSimulation(scenario, { onTrace: journal.listener });
@@ -543,11 +548,31 @@ export function newRun(scenario: Scenario, track = false): { timeline: Timeline;
 }
 
 /**
- * What one snapshot holds of its own, roughly. The Raft logs are frozen in shared chunks
- * (RaftServer.freeze), so a snapshot adds only each node's newest chunk, twice, plus the
- * rest (state machines, clients, holders) as a constant. The journal's share is added by
- * the timeline (Journal.savedBytes).
+ * What a snapshot holds of its own whatever the interval: the processes' state but their logs,
+ * the checkers' copies, the queue (about 100 KB a snapshot in all, measured, of which the
+ * journal's own part, Journal.savedBytes, is some 10 KB).
  */
-function estimateSnapshotBytes(sim: Simulation): number {
-  return sim.nodeIds.length * 2 * 1024 * 8 + 200_000;
+const SNAPSHOT_FIXED_BYTES = 90_000;
+/**
+ * What a snapshot holds per trace event since the one before it: the log entries appended
+ * meanwhile, and the checkers' history of them (the journal's share is added by the timeline,
+ * Journal.savedBytes). Measured on the dashboard's default run: the heap grows by about 100 KB
+ * a snapshot plus 1.3 MB per simulated minute of the run, of which the journal's histories are
+ * 1 MB and the rest about 5 KB per simulated second, some 800 events.
+ */
+const SNAPSHOT_BYTES_PER_EVENT = 6;
+
+/**
+ * Estimates what each snapshot of one run holds (called once per snapshot, in time order on a
+ * branch): a fixed part, and the history made since the previous snapshot. Snapshots share
+ * their logs in chunks (RaftServer.freeze, the checkers' copy-on-write arrays), so a snapshot
+ * costs what changed since the one before it, not the whole log.
+ */
+function snapshotEstimator(): (sim: Simulation) => number {
+  let before = 0;
+  return (sim) => {
+    const since = Math.max(0, sim.eventsProcessed - before);
+    before = sim.eventsProcessed;
+    return SNAPSHOT_FIXED_BYTES + since * SNAPSHOT_BYTES_PER_EVENT;
+  };
 }

@@ -4,7 +4,7 @@
  * marks), and recently dropped messages. Every buffer is bounded.
  */
 import type { TraceEvent } from "../core/sim/trace";
-import { describeEvent, describeMessage, dropWords } from "./describe";
+import { describeEvent, dropWords, messageLabel } from "./describe";
 import { driftWords } from "./holderWords";
 import {
   DIAGRAM_MARK_LIMIT,
@@ -19,7 +19,7 @@ import {
   type LeaseSpan,
 } from "./protocol";
 import type { SharedPart } from "../core/replay/timeline";
-import { ChunkedHistory, type ChunkedHistoryState, messagePacker, PACKED_MESSAGE_BYTES, type PackedMessages, plainPacker } from "./chunkedHistory";
+import { ChunkedHistory, type ChunkedHistoryState, MessageHistory, type MessageHistoryState, plainPacker } from "./chunkedHistory";
 import { MomentTracker } from "./moments";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
@@ -46,10 +46,8 @@ interface LeaseHistory {
   marks: LeaseMark[];
 }
 
-interface Sent {
-  readonly sentAt: number;
-  readonly label: string;
-}
+/** A message on the wire: its send event (the event itself, kept as it is: no copy per message). */
+type Sent = Extract<TraceEvent, { kind: "send" }>;
 
 interface HolderNote {
   state: string | undefined;
@@ -57,9 +55,8 @@ interface HolderNote {
   token: number | null;
 }
 
-/** What an event line, a diagram message and a diagram mark hold of their own, roughly (for the time-travel memory budget). */
+/** What an event line and a diagram mark hold of their own, roughly (for the time-travel memory budget). */
 const LINE_BYTES = 240;
-const MESSAGE_BYTES = 170;
 const MARK_BYTES = 150;
 /** A key in the seen set, and a message on the wire. */
 const SEEN_BYTES = 70;
@@ -120,7 +117,7 @@ class Seen {
 /** Everything a journal holds but its pending output (saved in time-travel snapshots as SavedJournal). */
 interface JournalState {
   readonly drops: DropView[];
-  /** Messages on the wire: their send time and label, for drawing drops. */
+  /** Messages on the wire, by id: their send events (the send time and the message label them). */
   readonly sent: Map<number, Sent>;
   readonly leases: Map<string, LeaseHistory>;
   /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
@@ -130,7 +127,7 @@ interface JournalState {
   readonly leaders: Set<string>;
   /** The retained history (what a jump in time shows at once): event lines, finished messages, state changes. */
   readonly log: ChunkedHistory<EventLine>;
-  readonly messages: ChunkedHistory<DiagramMessage, PackedMessages>;
+  readonly messages: MessageHistory;
   readonly marks: ChunkedHistory<DiagramMark>;
   /** The key moments (moments.ts). */
   readonly moments: MomentTracker;
@@ -145,7 +142,7 @@ interface SavedJournal {
   readonly seen: SeenState;
   readonly leaders: ReadonlySet<string>;
   readonly log: ChunkedHistoryState<EventLine, readonly EventLine[]>;
-  readonly messages: ChunkedHistoryState<DiagramMessage, PackedMessages>;
+  readonly messages: MessageHistoryState;
   readonly marks: ChunkedHistoryState<DiagramMark, readonly DiagramMark[]>;
   readonly moments: ReturnType<MomentTracker["save"]>;
 }
@@ -158,9 +155,9 @@ function emptyState(): JournalState {
     holders: new Map(),
     seen: new Seen(),
     leaders: new Set(),
-    log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES, LINE_BYTES),
-    messages: new ChunkedHistory(DIAGRAM_MESSAGE_LIMIT, messagePacker, MESSAGE_BYTES, PACKED_MESSAGE_BYTES),
-    marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES, MARK_BYTES),
+    log: new ChunkedHistory(EVENT_LOG_LIMIT, plainPacker<EventLine>(), LINE_BYTES),
+    messages: new MessageHistory(DIAGRAM_MESSAGE_LIMIT),
+    marks: new ChunkedHistory(DIAGRAM_MARK_LIMIT, plainPacker<DiagramMark>(), MARK_BYTES),
     moments: new MomentTracker(),
   };
 }
@@ -173,7 +170,8 @@ function keep<T>(list: T[], item: T, limit: number): void {
 
 export class Journal {
   private pending: EventLine[] = [];
-  private pendingMessages: DiagramMessage[] = [];
+  /** Messages ended since the last takeDiagram (the newest of them are the history's newest: it holds DIAGRAM_MESSAGE_LIMIT). */
+  private pendingMessages = 0;
   private pendingMarks: DiagramMark[] = [];
   /** Everything but the pending output: what a time-travel snapshot saves. */
   private st: JournalState = emptyState();
@@ -189,8 +187,8 @@ export class Journal {
 
   /** Space-time diagram: messages that ended and state changes since the previous call. */
   takeDiagram(): { messages: DiagramMessage[]; marks: DiagramMark[] } {
-    const out = { messages: this.pendingMessages, marks: this.pendingMarks };
-    this.pendingMessages = [];
+    const out = { messages: this.pendingMessages === 0 ? [] : this.st.messages.newest(this.pendingMessages), marks: this.pendingMarks };
+    this.pendingMessages = 0;
     this.pendingMarks = [];
     return out;
   }
@@ -248,7 +246,8 @@ export class Journal {
    */
   savedBytes(saved: unknown): { own: number; shared: SharedPart[] } {
     const s = saved as SavedJournal;
-    let own = s.moments.recent.length * LINE_BYTES + s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * MESSAGE_BYTES + s.holders.size * 200;
+    // The moments' and the drops' lists are copied, their items shared with the live journal and the other copies: 8 bytes each.
+    let own = s.moments.recent.length * 8 + s.seen.open.size * SEEN_BYTES + s.sent.size * SENT_BYTES + s.drops.length * 8 + s.holders.size * 200;
     for (const h of s.leases.values()) own += (h.leaderSpans.length + h.holderSpans.length) * 120 + h.marks.length * 8;
     const shared: SharedPart[] = [...s.seen.frozen];
     for (const r of [this.st.log.savedBytes(s.log), this.st.messages.savedBytes(s.messages), this.st.marks.savedBytes(s.marks)]) {
@@ -260,7 +259,7 @@ export class Journal {
 
   private clearPending(): void {
     this.pending = [];
-    this.pendingMessages = [];
+    this.pendingMessages = 0;
     this.pendingMarks = [];
   }
 
@@ -290,38 +289,23 @@ export class Journal {
     this.st.moments.observe(e);
     switch (e.kind) {
       case "send":
-        this.st.sent.set(e.id, { sentAt: e.t, label: describeMessage(e.msg).label });
+        this.st.sent.set(e.id, e);
         return;
       case "deliver": {
         const s = this.st.sent.get(e.id);
         this.st.sent.delete(e.id);
-        this.message({ id: e.id, from: e.from, to: e.to, sentAt: s?.sentAt ?? e.t, endAt: e.t, label: s?.label ?? "message", outcome: "delivered", reason: null });
+        this.message(e.id, e.from, e.to, s?.t ?? e.t, e.t, labelOf(s), null);
         return;
       }
       case "drop": {
         const s = this.st.sent.get(e.id);
         this.st.sent.delete(e.id);
-        this.message({
-          id: e.id,
-          from: e.from,
-          to: e.to,
-          sentAt: s?.sentAt ?? e.t,
-          endAt: e.t,
-          label: s?.label ?? "message",
-          outcome: "dropped",
-          reason: dropWords(e.reason),
-        });
-        this.st.drops.push({
-          id: e.id,
-          from: e.from,
-          to: e.to,
-          sentAt: s?.sentAt ?? e.t,
-          droppedAt: e.t,
-          label: s?.label ?? "message",
-          reason: e.reason,
-        });
+        const sentAt = s?.t ?? e.t;
+        const label = labelOf(s);
+        this.message(e.id, e.from, e.to, sentAt, e.t, label, dropWords(e.reason));
+        this.st.drops.push({ id: e.id, from: e.from, to: e.to, sentAt, droppedAt: e.t, label, reason: e.reason });
         if (this.st.drops.length > MAX_DROPS) this.st.drops.splice(0, this.st.drops.length - MAX_DROPS);
-        this.line(e, undefined, s?.label);
+        this.line(e, undefined, s === undefined ? undefined : label);
         return;
       }
       case "lease":
@@ -366,9 +350,10 @@ export class Journal {
     this.st.log.push(line);
   }
 
-  private message(m: DiagramMessage): void {
-    this.st.messages.push(m);
-    keep(this.pendingMessages, m, DIAGRAM_MESSAGE_LIMIT);
+  /** A message that ended: delivered (reason null), or dropped with the reason in words. */
+  private message(id: number, from: string, to: string, sentAt: number, endAt: number, label: string, reason: string | null): void {
+    this.st.messages.push(id, from, to, sentAt, endAt, label, reason);
+    if (this.pendingMessages < DIAGRAM_MESSAGE_LIMIT) this.pendingMessages++;
   }
 
   /** The space-time diagram's mark for an event, if it makes one. */
@@ -477,6 +462,11 @@ export class Journal {
     for (const s of this.lease(me.lease).holderSpans) if (s.to === null && s.holder === id) close(s, t, end);
     me.token = null;
   }
+}
+
+/** A message's label from its send event ("message" when the journal did not see it sent). */
+function labelOf(s: Sent | undefined): string {
+  return s === undefined ? "message" : messageLabel(s.msg);
 }
 
 function close(s: OpenSpan, t: number, end: string): void {

@@ -10,13 +10,13 @@
 import type { Lesson, LessonStep } from "../core/lesson/schema";
 import { lessonObserverNeeds } from "../core/lesson/steps";
 import { judgeAction } from "../core/lesson/runner";
-import { type Companion, Timeline } from "../core/replay/timeline";
+import { type Companion, Timeline, type TimelineOptions } from "../core/replay/timeline";
 import { toSimAction } from "../core/scenario/actions";
 import type { ObserverNeeds, ObserverState } from "../core/scenario/observer";
 import type { Expectation, Scenario } from "../core/scenario/schema";
 import { buildSimulation, checkExpectation, describeExpectation, RunObserver, scenarioActions } from "../core/scenario/runner";
 import type { TimedAction } from "../core/scenario/record";
-import type { Action, Simulation } from "../core/sim/sim";
+import type { Action } from "../core/sim/sim";
 import { formatDuration } from "../core/sim/time";
 import { Journal } from "./journal";
 import type { LessonStepStatus, LessonView } from "./protocol";
@@ -64,7 +64,7 @@ interface Goal {
 export function newObservedRun(
   scenario: Scenario,
   needs: ObserverNeeds,
-  options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
+  options: TimelineOptions,
 ): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   const journal = new Journal();
   const observer = new RunObserver(needs);
@@ -93,7 +93,7 @@ export function newObservedRun(
 /** A run of a lesson's scenario, ready for time travel. */
 export function newLessonRun(
   lesson: Lesson,
-  options: { readonly maxSnapshotBytes: number; readonly maxSnapshots: number; readonly snapshotBytes: (sim: Simulation) => number },
+  options: TimelineOptions,
 ): { timeline: Timeline; journal: Journal; observer: RunObserver; scripted: (a: TimedAction) => boolean } {
   return newObservedRun(lesson.scenario, lessonObserverNeeds(lesson.lesson), options);
 }

@@ -134,12 +134,12 @@ export class MomentTracker {
   }
 
   private momentOf(e: TraceEvent): Moment | null {
-    const at = { t: e.t, n: e.n };
     switch (e.kind) {
       case "storage":
         if (e.accepted) return null;
         return {
-          ...at,
+          t: e.t,
+          n: e.n,
           kind: "write-rejected",
           procs: [e.proc, e.holder],
           at: e.proc,
@@ -158,7 +158,8 @@ export class MomentTracker {
       case "role":
         if (e.role !== "leader") return null;
         return {
-          ...at,
+          t: e.t,
+          n: e.n,
           kind: "leader-elected",
           procs: [e.proc],
           at: e.proc,
@@ -167,7 +168,8 @@ export class MomentTracker {
         };
       case "violation":
         return {
-          ...at,
+          t: e.t,
+          n: e.n,
           kind: "violation",
           procs: e.nodes.slice(),
           at: e.nodes[0] ?? "",
@@ -180,14 +182,14 @@ export class MomentTracker {
   }
 
   private leaseMoment(e: Extract<TraceEvent, { kind: "lease" }>): Moment | null {
-    const at = { t: e.t, n: e.n };
     if (e.op === "grant") {
       // Every node applies the grant: the first copy with a new token is the moment.
       if (e.token <= (this.granted.get(e.name) ?? 0)) return null;
       this.granted.set(e.name, e.token);
       const who = e.holder ?? "a holder";
       return {
-        ...at,
+        t: e.t,
+        n: e.n,
         kind: "lease-granted",
         procs: e.holder === null ? [e.proc] : [e.holder, e.proc],
         at: e.holder ?? e.proc,
@@ -201,7 +203,8 @@ export class MomentTracker {
       this.expired.set(e.name, key);
       const who = e.holder ?? "its holder";
       return {
-        ...at,
+        t: e.t,
+        n: e.n,
         kind: "lease-expired",
         procs: e.holder === null ? [e.proc] : [e.proc, e.holder],
         at: e.proc,

@@ -225,4 +225,60 @@ describe("timeline", () => {
     expect(tl.markers.every((m) => m.t <= 1_000_000)).toBe(true);
     expect(tl.markers[0]).toEqual(firstElection);
   });
+
+  it("the bytes held are each snapshot and each shared part counted once, however the snapshots were thinned, forked and forgotten (property)", () => {
+    // A companion whose saved states share parts: every fourth one starts a new part, and the others hold it too.
+    let part = { bytes: 500 };
+    let saves = 0;
+    const companion = {
+      save: () => {
+        if (saves++ % 4 === 0) part = { bytes: 500 + saves };
+        return { part, own: 100 + (saves % 7) };
+      },
+      load: () => {},
+      savedBytes: (s: unknown) => {
+        const x = s as { part: { bytes: number }; own: number };
+        return { own: x.own, shared: [x.part] };
+      },
+    };
+    /** The count walked from scratch, as the timeline did it before it kept a running total. */
+    const walked = (tl: Timeline): number => {
+      const branches = (tl as unknown as { branchList: { snaps: { bytes: number; shared: { bytes: number }[] }[] }[] }).branchList;
+      const seen = new Set<unknown>();
+      const parts = new Set<unknown>();
+      let n = 0;
+      for (const b of branches) {
+        for (const s of b.snaps) {
+          if (seen.has(s)) continue;
+          seen.add(s);
+          n += s.bytes;
+          for (const p of s.shared) {
+            if (parts.has(p)) continue;
+            parts.add(p);
+            n += p.bytes;
+          }
+        }
+      }
+      return n;
+    };
+    fc.assert(
+      fc.property(fc.array(fc.record({ back: fc.integer({ min: 0, max: 3_000_000 }), on: fc.integer({ min: 100_000, max: 2_000_000 }) }), { minLength: 1, maxLength: 8 }), (moves) => {
+        const tl = new Timeline(new Simulation(config(3)), [], {
+          snapshotEveryUs: 100_000,
+          maxSnapshots: 12,
+          maxSnapshotBytes: 9_000,
+          maxBranches: 3,
+          snapshotBytes: () => 1_000,
+          companion,
+        });
+        for (const m of moves) {
+          tl.seek(Math.max(0, tl.now - m.back));
+          tl.act({ type: "heal" });
+          tl.advanceTo(tl.now + m.on);
+          expect(tl.snapshotBytesHeld).toBe(walked(tl));
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
 });

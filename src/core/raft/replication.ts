@@ -198,10 +198,11 @@ export abstract class ReplicatingNode extends ElectionNode {
   protected maybeCommit(): void {
     const s = this.st;
     // A leader that is leaving the configuration does not count itself (dissertation 4.2.2).
-    const matches = this.member ? [this.lastIndex] : [];
+    const matches = MATCHES;
+    matches.length = 0;
+    if (this.member) matches.push(this.lastIndex);
     for (const p of this.peers) matches.push(this.pr(p).match);
-    matches.sort((a, b) => b - a);
-    const n = matches[this.quorum - 1] as number;
+    const n = kthLargest(matches, this.quorum);
     if (n > s.commitIndex && this.termAt(n) === s.term) this.setCommit(n);
   }
 
@@ -327,4 +328,21 @@ export abstract class ReplicatingNode extends ElectionNode {
       ...this.leaseAsk(),
     });
   }
+}
+
+/** Scratch space for maybeCommit's match indexes (filled and read within one call). */
+const MATCHES: number[] = [];
+
+/** The k-th largest of `a` (undefined when it has fewer), sorting it in place, descending, without allocating. */
+function kthLargest(a: number[], k: number): number {
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i] as number;
+    let j = i - 1;
+    while (j >= 0 && (a[j] as number) < x) {
+      a[j + 1] = a[j] as number;
+      j--;
+    }
+    a[j + 1] = x;
+  }
+  return a[k - 1] as number;
 }

@@ -401,7 +401,8 @@ export class RaftServer implements ProcessLogic {
     if (rd.truncateFrom !== null || rd.entries.length > 0) {
       const base = disk.start.index;
       if (rd.truncateFrom !== null) disk.log.length = Math.max(0, rd.truncateFrom - 1 - base);
-      for (const e of rd.entries) {
+      for (let k = 0; k < rd.entries.length; k++) {
+        const e = rd.entries[k] as Entry;
         if (e.index <= base || e.index > diskLastIndex(disk) + 1) throw new Error(`${this.id}: disk log gap before ${e.index}`);
         disk.log[e.index - base - 1] = e;
       }
@@ -411,7 +412,9 @@ export class RaftServer implements ProcessLogic {
       const from = rd.entries.length > 0 ? (rd.entries[0] as Entry).index : lastIndex + 1;
       ctx.emit({ kind: "log", truncatedFrom: rd.truncateFrom, from, lastIndex, lastTerm: last ? last.term : disk.start.term });
     }
-    for (const e of rd.events) {
+    // Indexed loops: this runs on every message and timer, and an iterator may be allocated.
+    for (let k = 0; k < rd.events.length; k++) {
+      const e = rd.events[k] as (typeof rd.events)[number];
       if (e.type === "role") ctx.emit({ kind: "role", role: e.role, term: e.term, leader: e.leader, reason: e.reason });
       else if (e.type === "vote") ctx.emit({ kind: "vote", term: e.term, candidate: e.candidate });
       else if (e.type === "config") ctx.emit({ kind: "config", voters: e.voters, index: e.index });
@@ -419,7 +422,10 @@ export class RaftServer implements ProcessLogic {
       else if (e.type === "readlease") ctx.emit({ kind: "readlease", phase: e.phase, peer: e.peer, untilLocal: e.untilLocal, reason: e.reason });
       else ctx.emit({ kind: "commit", index: e.index });
     }
-    for (const m of rd.messages) ctx.send(m.to, m.msg);
+    for (let k = 0; k < rd.messages.length; k++) {
+      const m = rd.messages[k] as (typeof rd.messages)[number];
+      ctx.send(m.to, m.msg);
+    }
 
     if (rd.snapshot !== null) this.loadSnapshot(ctx, v, rd.snapshot);
     this.applyCommitted(ctx, v, rd.commitIndex);
@@ -438,21 +444,16 @@ export class RaftServer implements ProcessLogic {
       v.tracker = null;
     }
 
-    for (const rs of rd.readStates) {
+    for (let k = 0; k < rd.readStates.length; k++) {
+      const rs = rd.readStates[k] as (typeof rd.readStates)[number];
       const r = v.reads.get(rs.ctx);
       if (r === undefined) continue;
       r.index = rs.index;
       if (rs.lease === true) ctx.emit({ kind: "lease-read", via: "leader-lease", client: r.client, seq: r.seq, index: rs.index });
     }
-    for (const [k, r] of v.reads) {
-      if (r.index !== null && r.index <= v.lastApplied) {
-        v.reads.delete(k);
-        const tracker = v.tracker;
-        const remaining = (name: string): number | null => tracker?.remainingMs(ctx.now, name) ?? null;
-        this.answer(ctx, v, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query, remaining) }, v.lastApplied);
-      }
-    }
-    v.held = releaseHeld(v.held, v.node, ctx.now, (to, r) => this.reply(ctx, to, r));
+    // (Guarded: iterating a map, even an empty one, allocates, and this runs on every message.)
+    if (v.reads.size > 0) this.answerReads(ctx, v);
+    if (v.held.length > 0) v.held = releaseHeld(v.held, v.node, ctx.now, (to, r) => this.reply(ctx, to, r));
 
     if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
       // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
@@ -476,6 +477,18 @@ export class RaftServer implements ProcessLogic {
         });
       }
       v.refreshes.clear();
+    }
+  }
+
+  /** Answers the reads whose index is now applied (in the order they were asked). */
+  private answerReads(ctx: ProcessContext, v: Volatile): void {
+    for (const [k, r] of v.reads) {
+      if (r.index !== null && r.index <= v.lastApplied) {
+        v.reads.delete(k);
+        const tracker = v.tracker;
+        const remaining = (name: string): number | null => tracker?.remainingMs(ctx.now, name) ?? null;
+        this.answer(ctx, v, r.client, { type: "ClientReply", seq: r.seq, ok: true, result: v.sm.query(r.query, remaining) }, v.lastApplied);
+      }
     }
   }
 

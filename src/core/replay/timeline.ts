@@ -149,6 +149,10 @@ export class Timeline {
   private readonly maxSnapshotBytes: number;
   private readonly snapshotBytes: (sim: Simulation) => number;
   private readonly companion: Companion | null;
+  /** snapshotBytesHeld, and what it counts: how many branches hold each snapshot, how many held snapshots hold each shared part. */
+  private heldBytes = 0;
+  private readonly heldSnaps = new Map<Snap, number>();
+  private readonly heldParts = new Map<SharedPart, number>();
 
   constructor(sim: Simulation, actions: readonly TimedAction[] = [], opts: TimelineOptions = {}) {
     if (sim.eventsHandled !== 0 || sim.now !== 0) throw new Error("a timeline starts from a fresh simulation");
@@ -163,7 +167,9 @@ export class Timeline {
     this.maxSnapshotBytes = opts.maxSnapshotBytes ?? Number.POSITIVE_INFINITY;
     this.snapshotBytes = opts.snapshotBytes ?? (() => 0);
     this.cur = this.newBranch(null, 0, actions.slice());
-    this.cur.snaps.push(this.takeSnap());
+    const first = this.takeSnap();
+    this.hold(first);
+    this.cur.snaps.push(first);
     this.cur.snapEveryUs = Math.max(1, opts.snapshotEveryUs ?? DEFAULT_SNAPSHOT_EVERY_US);
     sim.onTrace((e) => this.observe(e));
   }
@@ -384,7 +390,10 @@ export class Timeline {
     b.end = s.now;
     b.endHandled = handled;
     // Snapshots of states this one passed through are shared (they are never changed).
-    b.snaps = from.snaps.filter((x) => x.sim.handled <= handled && x.sim.now <= s.now && x.actionIndex <= this.ai);
+    this.setSnaps(
+      b,
+      from.snaps.filter((x) => x.sim.handled <= handled && x.sim.now <= s.now && x.actionIndex <= this.ai),
+    );
     b.snapEveryUs = from.snapEveryUs;
     b.markers = from.markers.filter((m) => m.n < position);
     b.markersDropped = from.markersDropped;
@@ -417,7 +426,8 @@ export class Timeline {
     while (this.branchList.length > this.maxBranches) {
       const i = this.branchList.findIndex((b, k) => k > 0 && b !== this.cur);
       if (i < 0) return;
-      this.branchList.splice(i, 1);
+      const [gone] = this.branchList.splice(i, 1);
+      if (gone !== undefined) this.setSnaps(gone, []);
     }
   }
 
@@ -435,38 +445,75 @@ export class Timeline {
 
   /**
    * Estimated bytes held by the snapshots of every branch (each snapshot counted once, though
-   * branches share some; each shared part once, though snapshots share them).
+   * branches share some; each shared part once, though snapshots share them). Kept as the
+   * snapshots come and go (hold, release), not walked.
    */
   get snapshotBytesHeld(): number {
-    const seen = new Set<Snap>();
-    const parts = new Set<SharedPart>();
-    let n = 0;
-    for (const b of this.branchList) {
-      for (const s of b.snaps) {
-        if (seen.has(s)) continue;
-        seen.add(s);
-        n += s.bytes;
-        for (const p of s.shared) {
-          if (parts.has(p)) continue;
-          parts.add(p);
-          n += p.bytes;
-        }
+    return this.heldBytes;
+  }
+
+  /** A branch's list now holds `s` (a list holds a snapshot once). */
+  private hold(s: Snap): void {
+    const c = this.heldSnaps.get(s) ?? 0;
+    this.heldSnaps.set(s, c + 1);
+    if (c > 0) return;
+    this.heldBytes += s.bytes;
+    for (const p of s.shared) {
+      const k = this.heldParts.get(p) ?? 0;
+      this.heldParts.set(p, k + 1);
+      if (k === 0) this.heldBytes += p.bytes;
+    }
+  }
+
+  /** A branch's list no longer holds `s`. */
+  private release(s: Snap): void {
+    const c = this.heldSnaps.get(s) ?? 0;
+    if (c > 1) {
+      this.heldSnaps.set(s, c - 1);
+      return;
+    }
+    this.heldSnaps.delete(s);
+    this.heldBytes -= s.bytes;
+    for (const p of s.shared) {
+      const k = this.heldParts.get(p) ?? 0;
+      if (k > 1) this.heldParts.set(p, k - 1);
+      else {
+        this.heldParts.delete(p);
+        this.heldBytes -= p.bytes;
       }
     }
-    return n;
+  }
+
+  /** Sets a branch's snapshots, holding the new list before releasing the old one. */
+  private setSnaps(b: Branch, snaps: Snap[]): void {
+    for (const s of snaps) this.hold(s);
+    for (const s of b.snaps) this.release(s);
+    b.snaps = snaps;
   }
 
   private addSnap(): void {
     const b = this.cur;
-    b.snaps.push(this.takeSnap());
-    if (b.snaps.length > this.maxSnapshots) thin(b);
+    const snap = this.takeSnap();
+    this.hold(snap);
+    b.snaps.push(snap);
+    if (b.snaps.length > this.maxSnapshots) this.thin(b);
     // The memory budget is for the whole run: other branches give up snapshots first (the one with most), then this one.
     while (this.snapshotBytesHeld > this.maxSnapshotBytes) {
       const others = this.branchList.filter((x) => x !== b && x.snaps.length > 3).sort((x, y) => y.snaps.length - x.snaps.length);
       const victim = others[0] ?? (b.snaps.length > 3 ? b : null);
       if (victim === null) return;
-      thin(victim);
+      this.thin(victim);
     }
+  }
+
+  /** Keeps the first, the last and every other snapshot between; the branch takes them half as often from then on. */
+  private thin(b: Branch): void {
+    const last = b.snaps.length - 1;
+    this.setSnaps(
+      b,
+      b.snaps.filter((_, i) => i % 2 === 0 || i === last),
+    );
+    b.snapEveryUs *= 2;
   }
 
   private snapAtOrBefore(ok: (s: Snap) => boolean): Snap {
@@ -496,13 +543,6 @@ export class Timeline {
     }
     b.markers.push(m);
   }
-}
-
-/** Keeps the first, the last and every other snapshot between; the branch takes them half as often from then on. */
-function thin(b: Branch): void {
-  const last = b.snaps.length - 1;
-  b.snaps = b.snaps.filter((_, i) => i % 2 === 0 || i === last);
-  b.snapEveryUs *= 2;
 }
 
 function commonPrefix(a: readonly TimedAction[], b: readonly TimedAction[]): number {

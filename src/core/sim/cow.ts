@@ -5,17 +5,18 @@
  * a plain array's frozen copy that shares unchanged chunks with the previous one; the
  * Raft logs in snapshots.
  */
-const SHIFT = 10;
+/** 256 items a chunk: a write after a copy copies 2 KB, and a log's open chunk costs each snapshot 1 KB on average. */
+const SHIFT = 8;
 const CHUNK = 1 << SHIFT;
 const MASK = CHUNK - 1;
-/** A released chunk (CowArray.forgetBefore): empty, never written (writable() copies it first). */
-const FORGOTTEN: readonly never[] = Object.freeze([]);
-
 export class CowArray<T> {
+  /** chunks[k] holds the items of chunk base + k (the chunks before base were released by forgetBefore). */
   private chunks: T[][];
-  /** owned[c]: this copy may write chunk c in place (no other copy holds it). */
+  /** owned[k]: this copy may write chunks[k] in place (no other copy holds it). */
   private owned: boolean[];
   private len: number;
+  /** How many leading chunks forgetBefore released (a copy's lists hold only the chunks after them). */
+  private base = 0;
 
   constructor(items: readonly T[] = []) {
     this.chunks = [];
@@ -30,7 +31,8 @@ export class CowArray<T> {
 
   get(i: number): T | undefined {
     if (i < 0 || i >= this.len) return undefined;
-    return (this.chunks[i >> SHIFT] as T[])[i & MASK];
+    const chunk = this.chunks[(i >> SHIFT) - this.base];
+    return chunk === undefined ? undefined : chunk[i & MASK];
   }
 
   /** Sets index i; i may be the length (an append), not beyond. */
@@ -40,16 +42,17 @@ export class CowArray<T> {
       return;
     }
     if (i < 0 || i > this.len) throw new Error(`CowArray.set: index ${i} outside 0..${this.len}`);
-    this.writable(i >> SHIFT)[i & MASK] = v;
+    if ((i >> SHIFT) < this.base) throw new Error(`CowArray.set: index ${i} was forgotten`);
+    this.writable((i >> SHIFT) - this.base)[i & MASK] = v;
   }
 
   push(v: T): void {
-    const c = this.len >> SHIFT;
-    if (c === this.chunks.length) {
+    const k = (this.len >> SHIFT) - this.base;
+    if (k === this.chunks.length) {
       this.chunks.push([]);
       this.owned.push(true);
     }
-    this.writable(c).push(v);
+    this.writable(k).push(v);
     this.len++;
   }
 
@@ -57,7 +60,8 @@ export class CowArray<T> {
   truncate(n: number): void {
     if (n >= this.len) return;
     const keep = Math.max(0, n);
-    const chunksKept = (keep + MASK) >> SHIFT;
+    const chunksKept = Math.max(0, ((keep + MASK) >> SHIFT) - this.base);
+    if (keep < this.base * CHUNK) throw new Error(`CowArray.truncate: ${keep} is in the forgotten items`);
     this.chunks.length = chunksKept;
     this.owned.length = chunksKept;
     if (keep & MASK) this.writable(chunksKept - 1).length = keep & MASK;
@@ -70,16 +74,12 @@ export class CowArray<T> {
    * consulted, such as the checkers' below every node's compacted log.
    */
   forgetBefore(n: number): void {
-    const chunks = Math.min(n >> SHIFT, this.len >> SHIFT);
-    for (let c = this.forgotten; c < chunks; c++) {
-      this.chunks[c] = FORGOTTEN as unknown as T[];
-      this.owned[c] = false;
-    }
-    this.forgotten = Math.max(this.forgotten, chunks);
+    const upTo = Math.min(n >> SHIFT, this.len >> SHIFT);
+    if (upTo <= this.base) return;
+    this.chunks = this.chunks.slice(upTo - this.base);
+    this.owned = this.owned.slice(upTo - this.base);
+    this.base = upTo;
   }
-
-  /** How many leading chunks forgetBefore released. */
-  private forgotten = 0;
 
   /** A copy that shares every chunk with this one until either writes. */
   clone(): CowArray<T> {
@@ -88,7 +88,7 @@ export class CowArray<T> {
     c.chunks = this.chunks.slice();
     c.owned = this.owned.slice();
     c.len = this.len;
-    c.forgotten = this.forgotten;
+    c.base = this.base;
     return c;
   }
 
@@ -99,12 +99,12 @@ export class CowArray<T> {
     return out;
   }
 
-  private writable(c: number): T[] {
-    if (!this.owned[c]) {
-      this.chunks[c] = (this.chunks[c] as T[]).slice();
-      this.owned[c] = true;
+  private writable(k: number): T[] {
+    if (!this.owned[k]) {
+      this.chunks[k] = (this.chunks[k] as T[]).slice();
+      this.owned[k] = true;
     }
-    return this.chunks[c] as T[];
+    return this.chunks[k] as T[];
   }
 }
 

@@ -344,8 +344,12 @@ export abstract class Kernel implements CheckerHost {
     return p;
   }
 
-  /** Queues an item; its sequence number is assigned here (the literal's own field is overwritten). */
-  protected push(item: DistributiveOmit<QItem, "seq">): void {
+  /**
+   * Queues an item; its sequence number is assigned here (the literal's own field is overwritten).
+   * The frequent ones (deliveries, timers) are made with a `seq` of 0, so setting it writes a
+   * field rather than adding one (which changes the object's shape on every push).
+   */
+  protected push(item: DistributiveOmit<QItem, "seq"> & { seq?: number }): void {
     (item as unknown as { seq: number }).seq = this.seq++;
     this.queue.push(item as QItem);
   }
@@ -390,6 +394,18 @@ export abstract class Kernel implements CheckerHost {
     e.t = this._now;
     e.n = this.eventCount++;
     this.publish(e as unknown as TraceEvent);
+  }
+
+  /**
+   * emit() for the kernel's own frequent events (sends, deliveries, drops), made with their time
+   * and position as the last fields (where emit() would add them): stamping them then writes
+   * fields instead of adding two to the object on every message.
+   */
+  protected emitStamped(e: TraceEvent): void {
+    const m = e as { t: number; n: number };
+    m.t = this._now;
+    m.n = this.eventCount++;
+    this.publish(e);
   }
 
   protected publish(e: TraceEvent): void {
@@ -510,7 +526,7 @@ export abstract class Kernel implements CheckerHost {
     if (p.timerAt !== null && p.timerAt <= at) return;
     p.timerGen++;
     p.timerAt = at;
-    this.push({ type: "timer", at, proc: p.id, gen: p.timerGen });
+    this.push({ type: "timer", at, proc: p.id, gen: p.timerGen, seq: 0 });
   }
 
   protected send(from: ProcId, to: ProcId, payload: Payload): void {
@@ -530,13 +546,13 @@ export abstract class Kernel implements CheckerHost {
         fate: blocked ?? (lost ? "loss" : "ok"),
         dup: i > 0,
       };
-      this.emit({ kind: "send", id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup });
-      this.push({ type: "deliver", at: env.deliverAt, env });
+      this.emitStamped({ kind: "send", id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: 0, n: 0 });
+      this.push({ type: "deliver", at: env.deliverAt, env, seq: 0 });
     }
   }
 
   protected drop(env: Envelope, reason: DropReason): void {
-    this.emit({ kind: "drop", id: env.id, from: env.from, to: env.to, reason });
+    this.emitStamped({ kind: "drop", id: env.id, from: env.from, to: env.to, reason, t: 0, n: 0 });
   }
 
   protected deliver(env: Envelope): void {
@@ -554,7 +570,7 @@ export abstract class Kernel implements CheckerHost {
       p.inbox.push({ env, at: this._now });
       return;
     }
-    this.emit({ kind: "deliver", id: env.id, from: env.from, to: env.to });
+    this.emitStamped({ kind: "deliver", id: env.id, from: env.from, to: env.to, t: 0, n: 0 });
     this.runMessage(p, env);
   }
 
@@ -590,7 +606,7 @@ export abstract class Kernel implements CheckerHost {
       }
       if (next === undefined) break;
       inbox.shift();
-      this.emit({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to });
+      this.emitStamped({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to, t: 0, n: 0 });
       this.runMessage(p, next.env);
     }
     this.rearm(p);
