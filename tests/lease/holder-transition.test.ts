@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { type HolderEvent, holderMachine, holderTransition } from "../../src/core/holder/holderMachine";
+import { type HolderEvent, holderMachine } from "../../src/core/holder/holderMachine";
+import { holderTransition } from "../../src/core/holder/transition";
 import type { HolderSettings } from "../../src/core/holder/types";
 
 const cfg: HolderSettings = {

@@ -28,7 +28,6 @@ import {
   type ProcessActionParams,
   holderInitialTransition,
   holderMachine,
-  holderTransition,
   isDelayedEvent,
   stateString,
   topState,
@@ -56,6 +55,7 @@ import {
   WORK_WRITE,
   type WorkLoop,
 } from "./state";
+import { holderTransition } from "./transition";
 import { clientIdOf, sendWrite, server } from "./transport";
 import type { HolderSettings } from "./types";
 import { startWork, stopWork, workCheck, workWrite } from "./work";

@@ -9,7 +9,7 @@ export const MAX_NODES = 9;
 /** The longest extra delay a slow link may add (µs): a minute. */
 export const MAX_SLOW_LINK_US = 60_000_000;
 export const MAX_CLIENTS = 50;
-export const MAX_HOLDERS = 50;
+export const MAX_HOLDERS = 100;
 /** Clients think at least 1 ms between operations, so virtual time moves even when the network has no latency. */
 export const MIN_THINK_TIME_MS = 1;
 
