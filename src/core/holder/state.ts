@@ -188,9 +188,17 @@ export function addTimer(st: HolderState, now: LocalUs, id: string, event: Timer
   st.timers.push({ id, event, dueUs: now + Math.max(0, Math.round(delayMs * 1000)), order: st.timerOrder++ });
 }
 
-/** Drops every timer with one of these ids. */
-export function dropTimers(st: HolderState, ...ids: string[]): void {
-  st.timers = st.timers.filter((t) => !ids.includes(t.id));
+/** Drops every timer with the id `a` (or `b`), in place: cancels run on most steps, and allocate nothing. */
+export function dropTimers(st: HolderState, a: string, b: string | null = null): void {
+  const timers = st.timers;
+  let kept = 0;
+  for (let i = 0; i < timers.length; i++) {
+    const t = timers[i] as HolderTimer;
+    if (t.id === a || t.id === b) continue;
+    if (kept !== i) timers[kept] = t;
+    kept++;
+  }
+  timers.length = kept;
 }
 
 /** The due timer to fire first (earliest, then first armed), taken off the list; null when none is due. */
