@@ -277,7 +277,12 @@ export class LeaseHolder implements ProcessLogic {
         // Recorded for the UI; a rejection tells the holder nothing the lease service has not.
         if (p.accepted) s.storageAccepted += 1;
         else s.storageRejected += 1;
-        const token = s.sentWrites.find((w) => w.reqId === p.reqId)?.token ?? null;
+        let token: number | null = null;
+        // Request ids are unique and the answer is most likely to a recent write: look from the newest.
+        for (let i = s.sentWrites.length - 1; i >= 0 && token === null; i--) {
+          const w = s.sentWrites[i] as { reqId: number; token: number };
+          if (w.reqId === p.reqId) token = w.token;
+        }
         pushBounded(s.storageResults, { reqId: p.reqId, token, accepted: p.accepted, highest: p.highest, atUs: ctx.now });
         return;
       }
