@@ -325,7 +325,13 @@ export class LeaseHolder implements ProcessLogic {
 
   private commit(snap: HolderSnapshot): void {
     this.snap = snap;
-    this.st.machine = { value: snap.value, context: snap.context };
+    // Plain data of this process alone (a clone deep-copies it): updated in place.
+    const m = this.st.machine;
+    if (m === null) this.st.machine = { value: snap.value, context: snap.context };
+    else {
+      m.value = snap.value;
+      m.context = snap.context;
+    }
   }
 
   private execute(ctx: ProcessContext, actions: readonly HolderAction[]): void {

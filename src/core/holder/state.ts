@@ -29,6 +29,11 @@ export type TimerEvent =
   | { readonly type: typeof REGISTER_TIMEOUT }
   | { readonly type: typeof REGISTER_BACKOFF };
 
+/** The process's own timer events that carry nothing: one object each, shared (events are never changed). */
+export const WORK_CHECK_EVENT: TimerEvent = Object.freeze({ type: WORK_CHECK });
+export const REGISTER_TIMEOUT_EVENT: TimerEvent = Object.freeze({ type: REGISTER_TIMEOUT });
+export const REGISTER_BACKOFF_EVENT: TimerEvent = Object.freeze({ type: REGISTER_BACKOFF });
+
 /** A delayed event, due on the holder's local clock. */
 export interface HolderTimer {
   readonly id: string;
@@ -211,7 +216,10 @@ export function takeDueTimer(st: HolderState, now: LocalUs): HolderTimer | null 
     if (b === null || t.dueUs < b.dueUs || (t.dueUs === b.dueUs && t.order < b.order)) i = j;
   }
   if (i < 0) return null;
-  const [t] = st.timers.splice(i, 1) as [HolderTimer];
+  const timers = st.timers;
+  const t = timers[i] as HolderTimer;
+  for (let j = i + 1; j < timers.length; j++) timers[j - 1] = timers[j] as HolderTimer;
+  timers.length -= 1;
   return t;
 }
 
