@@ -75,13 +75,6 @@ export class LeaseHolder implements ProcessLogic {
   /** The state string of the last reported snapshot, and its state value (a cache: the same value, the same state). */
   private shownValue: StateValue | null = null;
   private shownState = "";
-  /** What st.lastReport says, field by field (a cache: valid while its key is st.lastReport). */
-  private lastReported: { key: string; state: string; token: number | null; deadlineUs: LocalUs | null } = {
-    key: "\u0000",
-    state: "",
-    token: null,
-    deadlineUs: null,
-  };
   /** The settings, state and random stream, for the process code in work.ts, register.ts and transport.ts. */
   private readonly parts: HolderParts;
 
@@ -177,7 +170,7 @@ export class LeaseHolder implements ProcessLogic {
     s.timers = [];
     s.work = freshWork();
     s.gcPauseUs = null;
-    s.lastReport = "";
+    s.lastReport = null;
     s.lastRole = "";
     s.register = freshRegister();
     s.seq = 0;
@@ -202,7 +195,7 @@ export class LeaseHolder implements ProcessLogic {
     s.sentWrites = [];
     s.storageAccepted = 0;
     s.storageRejected = 0;
-    s.lastReport = "";
+    s.lastReport = null;
     s.lastRole = "";
     s.unsentWrites = 0;
     s.openOp = null;
@@ -428,14 +421,15 @@ export class LeaseHolder implements ProcessLogic {
     const state = this.stateOf(snap);
     const token = m.context.token;
     const deadlineUs = token === null ? null : m.context.deadlineUs;
-    // The key is built only when something changed since the last report (a renewal that
-    // lands moves the deadline; a step within holding mostly changes nothing reported).
-    const last = this.lastReported;
-    if (last.key === this.st.lastReport && last.state === state && last.token === token && last.deadlineUs === deadlineUs) return;
-    const key = `${state}|${token}|${deadlineUs}`;
-    this.lastReported = { key, state, token, deadlineUs };
-    if (key === this.st.lastReport) return;
-    this.st.lastReport = key;
+    // Compared field by field, and updated in place (it is this process's own plain data).
+    const last = this.st.lastReport;
+    if (last === null) this.st.lastReport = { state, token, deadlineUs };
+    else if (last.state === state && last.token === token && last.deadlineUs === deadlineUs) return;
+    else {
+      last.state = state;
+      last.token = token;
+      last.deadlineUs = deadlineUs;
+    }
     ctx.emit({ kind: "holder", state, leaseName: this.settings.leaseName, token, deadlineUs, event: cause });
     if (this.settings.replicas) this.reportRole(ctx, topState(snap.value), token, cause);
   }

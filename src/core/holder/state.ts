@@ -110,8 +110,8 @@ export interface HolderState {
   sentWrites: { reqId: number; token: number }[];
   storageAccepted: number;
   storageRejected: number;
-  /** What the last "holder" trace event said, to emit only on change. */
-  lastReport: string;
+  /** What the last "holder" trace event said (null: none in this incarnation), to emit only on change. */
+  lastReport: { state: string; token: number | null; deadlineUs: LocalUs | null } | null;
   /** The role the last "replica" trace event reported ("" before the first), replicas only. */
   lastRole: string;
   /** Clients' writes that reached a replica but that it did not accept: it was no longer primary when the write was due. */
@@ -145,7 +145,7 @@ export function freshState(): HolderState {
     sentWrites: [],
     storageAccepted: 0,
     storageRejected: 0,
-    lastReport: "",
+    lastReport: null,
     lastRole: "",
     unsentWrites: 0,
     openOp: null,
@@ -171,6 +171,7 @@ export function copyHolderState(s: HolderState, settings: HolderSettings): Holde
     storageResults: s.storageResults.slice(),
     sentWrites: s.sentWrites.map((w) => ({ ...w })),
     openOp: s.openOp === null ? null : { ...s.openOp },
+    lastReport: s.lastReport === null ? null : { ...s.lastReport },
   };
 }
 
