@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
 import { type HolderEvent, holderMachine } from "../../src/core/holder/holderMachine";
 import { holderTransition, planStats, xstateTransition } from "../../src/core/holder/transition";
-import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
+import { configProblems, defaultConfig, MAX_HOLDERS, mergeConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import type { HolderSettings } from "../../src/core/holder/types";
 
@@ -205,5 +205,13 @@ describe("holderTransition on random settings and events (property, random seed)
     expect(f.value).toEqual(r.value);
     expect(f.context).toEqual(r.context);
     expect(plain(fa)).toEqual(plain(ra));
+  });
+});
+
+describe("how many holders a simulation takes", () => {
+  it("takes up to 100 (the benchmarks' 100-holder run) while the page offers 50", () => {
+    expect(MAX_HOLDERS).toBe(50);
+    expect(configProblems(mergeConfig(defaultConfig(), { holders: { count: 100 } }))).toEqual([]);
+    expect(configProblems(mergeConfig(defaultConfig(), { holders: { count: 101 } })).join(" ")).toMatch(/holders\.count/);
   });
 });
