@@ -173,6 +173,7 @@ describe("holderTransition on random settings and events (property, random seed)
           const [f, fa] = holderTransition(fast, event);
           expect(f.value).toEqual(r.value);
           expect(f.context).toEqual(r.context);
+          expect(Object.keys(f.context)).toEqual(Object.keys(r.context));
           expect(plain(fa)).toEqual(plain(ra));
           pending = timersAsked(pending, ra);
           ref = r;

@@ -28,6 +28,7 @@ import { type ActorScope, type AnyActorRef, createActor, type StateValue } from 
 import {
   asHolderAction,
   type HolderAction,
+  type HolderContext,
   type HolderEvent,
   type HolderSnapshot,
   holderMachine,
@@ -274,6 +275,34 @@ function record(snapshot: HolderSnapshot, event: HolderEvent, cfg: HolderSetting
 
 // ---- replaying a plan ------------------------------------------------------------------
 
+/**
+ * What xstate's assign does, `Object.assign({}, context, partial)`, at a tenth of the cost: the
+ * copy is one object literal of every field (the compiler checks none is missing), in the
+ * order of the machine's initial context (the test checks the keys come out as xstate's).
+ */
+function assignContext(c: Context, partial: object): Context {
+  const next: HolderContext = {
+    cfg: c.cfg,
+    attempts: c.attempts,
+    opSentAtUs: c.opSentAtUs,
+    failures: c.failures,
+    redirects: c.redirects,
+    reqId: c.reqId,
+    refreshes: c.refreshes,
+    renewFailures: c.renewFailures,
+    renewRedirects: c.renewRedirects,
+    token: c.token,
+    ttlMs: c.ttlMs,
+    deadlineUs: c.deadlineUs,
+    nominalEndUs: c.nominalEndUs,
+    renewAtUs: c.renewAtUs,
+    acquiredAtUs: c.acquiredAtUs,
+  };
+  const out = next as unknown as Record<string, unknown>;
+  for (const k in partial) out[k] = (partial as Record<string, unknown>)[k];
+  return next;
+}
+
 function paramsFor(raw: RawParams, context: Context, event: HolderEvent): unknown {
   if (raw.kind === "none") return undefined;
   if (raw.kind === "static") return raw.value;
@@ -296,7 +325,7 @@ function replay(plan: Plan, snapshot: HolderSnapshot, event: HolderEvent): [Hold
           for (const [k, v] of s.entries) p[k] = typeof v === "function" ? (v as Fn)(args, params) : v;
           partial = p;
         }
-        context = Object.assign({}, context, partial);
+        context = assignContext(context, partial);
         break;
       }
       case "action":
