@@ -223,7 +223,7 @@ const machineSetup = setup({
 
     resetAttempts: assign({ attempts: 0, failures: 0, redirects: 0 }),
     beginAttempt: assign(({ context, event }) => ({
-      ...sent(context),
+      attempts: sent(context).attempts,
       opSentAtUs: context.attempts === 0 ? event.nowUs : context.opSentAtUs,
     })),
     /** No answer in time, or refused with no usable hint: back off and try the next server. */
@@ -237,13 +237,17 @@ const machineSetup = setup({
     renewFail: assign(({ context }) => ({ renewFailures: context.renewFailures + 1, renewRedirects: 0 })),
     followRenewHint: assign(({ context }) => ({ renewRedirects: context.renewRedirects + 1 })),
 
+    // The lease's times are written out field by field: an object spread here cost as much as the rest of a step.
     applyGrant: assign(({ context, event }) => {
       assertEvent(event, "GRANTED");
+      const t = leaseTimes(context.cfg, context.opSentAtUs, event.ttlMs, event.rand);
       return {
         token: event.token,
         ttlMs: event.ttlMs,
         acquiredAtUs: event.nowUs,
-        ...leaseTimes(context.cfg, context.opSentAtUs, event.ttlMs, event.rand),
+        deadlineUs: t.deadlineUs,
+        nominalEndUs: t.nominalEndUs,
+        renewAtUs: t.renewAtUs,
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
@@ -253,9 +257,12 @@ const machineSetup = setup({
       assertEvent(event, "RENEWED");
       const refresh = context.refreshes.find((r) => r.reqId === event.reqId);
       if (refresh === undefined) throw new Error(`holder: renewal for unknown refresh ${event.reqId}`);
+      const t = leaseTimes(context.cfg, refresh.sentAtUs, event.ttlMs, event.rand);
       return {
         ttlMs: event.ttlMs,
-        ...leaseTimes(context.cfg, refresh.sentAtUs, event.ttlMs, event.rand),
+        deadlineUs: t.deadlineUs,
+        nominalEndUs: t.nominalEndUs,
+        renewAtUs: t.renewAtUs,
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
