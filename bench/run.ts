@@ -8,6 +8,7 @@ import { defaultConfig, mergeConfig } from "../src/core/sim/config";
 import { ALL_FAULTS } from "../src/core/sim/nemesis";
 import { Simulation } from "../src/core/sim/sim";
 import { printDashboardHour } from "./dashboard";
+import { printHolderFigures } from "./holders";
 import { printReadFigures } from "./reads";
 
 interface Row {
@@ -55,27 +56,6 @@ function measure(nodes: number, mode: "steady" | "steady+clients" | "nemesis", c
   return { nodes, mode, checkers, ...mid };
 }
 
-/** 5 nodes and lease holders contending for `names` lease names, fenced storage, checkers on. */
-function measureHolders(holders: number, names: number): { simPerWall: number; eventsPerSec: number } {
-  const results: { simPerWall: number; eventsPerSec: number }[] = [];
-  for (let r = 0; r < REPEATS; r++) {
-    const cfg = mergeConfig(defaultConfig(), {
-      seed: 2000 + r,
-      nodes: 5,
-      holders: { count: holders, leaseNames: Array.from({ length: names }, (_, i) => `lease-${i}`) },
-    });
-    const sim = new Simulation(cfg);
-    sim.advanceTo(3_000_000);
-    const e0 = sim.eventsProcessed;
-    const t0 = performance.now();
-    sim.advanceTo((SIM_SECONDS + 3) * 1e6);
-    const wall = (performance.now() - t0) / 1000;
-    results.push({ simPerWall: SIM_SECONDS / wall, eventsPerSec: (sim.eventsProcessed - e0) / wall });
-  }
-  results.sort((a, b) => a.simPerWall - b.simPerWall);
-  return results[Math.floor(results.length / 2)] as { simPerWall: number; eventsPerSec: number };
-}
-
 /** Cost of snapshot() and restore() after `minutes` of simulated time with 3 clients writing. */
 function snapshotCost(minutes: number): { entries: number; snapshotUs: number; restoreUs: number } {
   const sim = new Simulation(mergeConfig(defaultConfig(), { seed: 7, nodes: 5, clients: { count: 3, workload: "random" } }));
@@ -110,15 +90,7 @@ function main(): void {
       }
     }
   }
-  measureHolders(20, 20); // warm-up
-  console.log("\n5 nodes + 20 lease holders, fenced storage, checkers on (target: 500 simulated s per wall s)");
-  for (const names of [20, 5]) {
-    const h = measureHolders(20, names);
-    const verdict = h.simPerWall >= 500 ? "meets" : "MISSES";
-    console.log(
-      `  ${names === 20 ? "one lease each        " : "4 holders per lease   "}: ${h.simPerWall.toFixed(0)} simulated s per wall s, ${h.eventsPerSec.toFixed(0)} events/s (${verdict} the target)`,
-    );
-  }
+  printHolderFigures();
   console.log("\nsnapshot / restore cost (5 nodes, 3 clients writing)");
   for (const minutes of [1, 10]) {
     const c = snapshotCost(minutes);

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LeaseTable } from "../../src/core/lease/table";
 import { LeaseTracker, type TrackerEvent } from "../../src/core/lease/tracker";
@@ -149,5 +150,53 @@ describe("the leader's lease tracker", () => {
       expect(free).toEqual([{ type: "free", name: "a" }]);
       expect(tr.nextDeadline()).toBe(Number.POSITIVE_INFINITY);
     }
+  });
+});
+
+describe("the tracker's expiry check with many leases (it scans them only once one may be due)", () => {
+  it("proposes exactly the leases whose time ran out, whatever the grants, refreshes and checks in between (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ op: fc.constantFrom("grant", "refresh", "check", "clone"), lease: fc.integer({ min: 0, max: 7 }), dtMs: fc.integer({ min: 0, max: 1500 }) }),
+          { maxLength: 120 },
+        ),
+        (steps) => {
+          let table = LeaseTable.empty(base);
+          let tracker = LeaseTracker.promote(base, 0, [], []);
+          let now = 0;
+          let index = 0;
+          /** The model: when each lease expires on the leader's clock, from the events it reported. */
+          const expiresAt = new Map<string, { token: number; at: number }>();
+          for (const st of steps) {
+            now += st.dtMs * ms;
+            const name = `l${st.lease}`;
+            const events: TrackerEvent[] = [];
+            if (st.op === "grant") {
+              index += 1;
+              tracker.onApplied(now, table.applyClient({ type: "grant", name, holder: `h${st.lease}`, ttlMs: 1000 + 250 * st.lease }, index), events);
+            } else if (st.op === "refresh") {
+              const held = expiresAt.get(name);
+              if (held !== undefined) tracker.refresh(now, name, `h${st.lease}`, held.token, false, events);
+            } else if (st.op === "clone") {
+              tracker = tracker.clone();
+              table = table.clone();
+            } else {
+              // A check runs at most every expiryCheckIntervalMs (nextDeadline says when): a due lease waits for it.
+              const checks = tracker.nextDeadline() <= now;
+              const ops = tracker.due(now, true, events);
+              const expected = checks ? [...expiresAt].filter(([, e]) => now >= e.at).map(([n]) => n).sort() : [];
+              const proposed = ops.flatMap((o) => (o.type === "expire" ? [o.name] : []));
+              expect(proposed).toEqual(expected);
+              for (const n of proposed) expiresAt.delete(n);
+            }
+            for (const e of events) {
+              if ((e.op === "timed" || e.op === "refresh") && e.expiresAtUs !== undefined) expiresAt.set(e.name, { token: e.token, at: e.expiresAtUs });
+            }
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

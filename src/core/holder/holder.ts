@@ -22,13 +22,10 @@ import {
   type HolderAction,
   type HolderContext,
   type HolderEvent,
-  type HolderInputEvent,
   type HolderSnapshot,
-  type DelayedEvent,
   type ProcessActionParams,
   holderInitialTransition,
   holderMachine,
-  holderTransition,
   isDelayedEvent,
   stateString,
   topState,
@@ -56,6 +53,7 @@ import {
   WORK_WRITE,
   type WorkLoop,
 } from "./state";
+import { holderTransition } from "./transition";
 import { clientIdOf, sendWrite, server } from "./transport";
 import type { HolderSettings } from "./types";
 import { startWork, stopWork, workCheck, workWrite } from "./work";
@@ -172,7 +170,7 @@ export class LeaseHolder implements ProcessLogic {
     s.timers = [];
     s.work = freshWork();
     s.gcPauseUs = null;
-    s.lastReport = "";
+    s.lastReport = null;
     s.lastRole = "";
     s.register = freshRegister();
     s.seq = 0;
@@ -197,7 +195,7 @@ export class LeaseHolder implements ProcessLogic {
     s.sentWrites = [];
     s.storageAccepted = 0;
     s.storageRejected = 0;
-    s.lastReport = "";
+    s.lastReport = null;
     s.lastRole = "";
     s.unsentWrites = 0;
     s.openOp = null;
@@ -222,7 +220,7 @@ export class LeaseHolder implements ProcessLogic {
       else if (e.type === WORK_WRITE) workWrite(this.parts, ctx, e.token);
       else if (e.type === REGISTER_TIMEOUT) registerTimeout(this.parts, ctx);
       else if (e.type === REGISTER_BACKOFF) registerRetry(this.parts, ctx);
-      else this.feed(ctx, e);
+      else this.feed(ctx, { type: e.type, nowUs: ctx.now, rand: draw(this.rng) });
     }
   }
 
@@ -238,7 +236,7 @@ export class LeaseHolder implements ProcessLogic {
           const hint = hintIndex(servers, p.leaderHint);
           // In holding, the writes are the key registration's (the statechart has none there).
           if (s.register.phase !== "off") registerRejected(this.parts, ctx, hint, servers.indexOf(from));
-          else this.feed(ctx, { type: "WRITE_REJECTED", hint, from: servers.indexOf(from) });
+          else this.feed(ctx, { type: "WRITE_REJECTED", hint, from: servers.indexOf(from), nowUs: ctx.now, rand: draw(this.rng) });
           return;
         }
         const r = p.result;
@@ -248,30 +246,36 @@ export class LeaseHolder implements ProcessLogic {
           ctx.emit({ kind: "client", phase: "ok", clientId: this.clientId, seq: p.seq, op: open.op, result: r });
           s.openOp = null;
         }
-        if (r.kind === "granted" && r.name === this.settings.leaseName) this.feed(ctx, { type: "GRANTED", token: r.token, ttlMs: r.ttlMs });
-        else if (r.kind === "denied" && r.name === this.settings.leaseName) this.feed(ctx, { type: "DENIED", reason: r.reason });
-        else if (r.kind === "revoked" || r.kind === "not-holder") this.feed(ctx, { type: "REVOKED" });
+        if (r.kind === "granted" && r.name === this.settings.leaseName) this.feed(ctx, { type: "GRANTED", token: r.token, ttlMs: r.ttlMs, nowUs: ctx.now, rand: draw(this.rng) });
+        else if (r.kind === "denied" && r.name === this.settings.leaseName) this.feed(ctx, { type: "DENIED", reason: r.reason, nowUs: ctx.now, rand: draw(this.rng) });
+        else if (r.kind === "revoked" || r.kind === "not-holder") this.feed(ctx, { type: "REVOKED", nowUs: ctx.now, rand: draw(this.rng) });
         else if (r.kind === "kv") registerWritten(this.parts);
         return;
       }
       case "LeaseRefreshReply": {
         if (p.name !== this.settings.leaseName || !c.refreshes.some((r) => r.reqId === p.reqId)) return;
-        if (p.ok) this.feed(ctx, { type: "RENEWED", reqId: p.reqId, ttlMs: p.ttlMs });
+        if (p.ok) this.feed(ctx, { type: "RENEWED", reqId: p.reqId, ttlMs: p.ttlMs, nowUs: ctx.now, rand: draw(this.rng) });
         else if (p.reason === "not-leader" && p.reqId === s.rebindReqId) {
           // Rebinding asked every server; the leader's answer is the one that counts.
           return;
         } else if (p.reason === "not-leader" || p.reason === "pool-short") {
           // Only the refresh in flight redirects: an older one's answer is out of date.
           if (p.reqId !== c.reqId) return;
-          this.feed(ctx, { type: "REFRESH_REJECTED", reason: p.reason, hint: hintIndex(servers, p.leaderHint), from: servers.indexOf(from) });
-        } else this.feed(ctx, { type: "REFRESH_LOST", reason: p.reason });
+          const hint = hintIndex(servers, p.leaderHint);
+          this.feed(ctx, { type: "REFRESH_REJECTED", reason: p.reason, hint, from: servers.indexOf(from), nowUs: ctx.now, rand: draw(this.rng) });
+        } else this.feed(ctx, { type: "REFRESH_LOST", reason: p.reason, nowUs: ctx.now, rand: draw(this.rng) });
         return;
       }
       case "StorageReply": {
         // Recorded for the UI; a rejection tells the holder nothing the lease service has not.
         if (p.accepted) s.storageAccepted += 1;
         else s.storageRejected += 1;
-        const token = s.sentWrites.find((w) => w.reqId === p.reqId)?.token ?? null;
+        let token: number | null = null;
+        // Request ids are unique and the answer is most likely to a recent write: look from the newest.
+        for (let i = s.sentWrites.length - 1; i >= 0 && token === null; i--) {
+          const w = s.sentWrites[i] as { reqId: number; token: number };
+          if (w.reqId === p.reqId) token = w.token;
+        }
         pushBounded(s.storageResults, { reqId: p.reqId, token, accepted: p.accepted, highest: p.highest, atUs: ctx.now });
         return;
       }
@@ -283,7 +287,7 @@ export class LeaseHolder implements ProcessLogic {
   /** Gives the lease back now (a user or a scenario asked): revoke if held, then released for good. */
   release(ctx: ProcessContext): void {
     if (!this.st.up || this.st.machine === null) return;
-    this.feed(ctx, { type: "RELEASE" });
+    this.feed(ctx, { type: "RELEASE", nowUs: ctx.now, rand: draw(this.rng) });
   }
 
   /**
@@ -298,20 +302,29 @@ export class LeaseHolder implements ProcessLogic {
 
   // ---- the interpreter -------------------------------------------------------------
 
-  private feed(ctx: ProcessContext, e: HolderInputEvent | DelayedEvent): void {
+  /**
+   * Every event carries the local clock and one random draw (the machine stays pure): the
+   * callers stamp it as they build it, `nowUs: ctx.now, rand: draw(this.rng)` (an object
+   * spread here cost more than the whole transition).
+   */
+  private feed(ctx: ProcessContext, event: HolderEvent): void {
     const snap = this.snap;
-    if (snap === null) throw new Error(`holder ${this.id}: event ${e.type} while down`);
-    // Every event carries the local clock and one random draw: the machine stays pure.
-    const event: HolderEvent = { ...e, nowUs: ctx.now, rand: draw(this.rng) };
+    if (snap === null) throw new Error(`holder ${this.id}: event ${event.type} while down`);
     const [next, actions] = holderTransition(snap, event);
     this.commit(next);
-    this.report(ctx, eventLabel(e.type));
+    this.report(ctx, eventLabel(event.type));
     this.execute(ctx, actions);
   }
 
   private commit(snap: HolderSnapshot): void {
     this.snap = snap;
-    this.st.machine = { value: snap.value, context: snap.context };
+    // Plain data of this process alone (a clone deep-copies it): updated in place.
+    const m = this.st.machine;
+    if (m === null) this.st.machine = { value: snap.value, context: snap.context };
+    else {
+      m.value = snap.value;
+      m.context = snap.context;
+    }
   }
 
   private execute(ctx: ProcessContext, actions: readonly HolderAction[]): void {
@@ -392,7 +405,8 @@ export class LeaseHolder implements ProcessLogic {
    * (ten times cheaper than xstate's getStateNodes, which builds the node list anew).
    */
   private stateOf(snap: HolderSnapshot): string {
-    if (this.shownValue === null || !sameValue(snap.value, this.shownValue)) {
+    // Replayed transitions share one value object per state: most steps stop at the identity test.
+    if (snap.value !== this.shownValue && (this.shownValue === null || !sameValue(snap.value, this.shownValue))) {
       this.shownValue = snap.value;
       this.shownState = stateString(snap.value);
     }
@@ -407,9 +421,15 @@ export class LeaseHolder implements ProcessLogic {
     const state = this.stateOf(snap);
     const token = m.context.token;
     const deadlineUs = token === null ? null : m.context.deadlineUs;
-    const key = `${state}|${token}|${deadlineUs}`;
-    if (key === this.st.lastReport) return;
-    this.st.lastReport = key;
+    // Compared field by field, and updated in place (it is this process's own plain data).
+    const last = this.st.lastReport;
+    if (last === null) this.st.lastReport = { state, token, deadlineUs };
+    else if (last.state === state && last.token === token && last.deadlineUs === deadlineUs) return;
+    else {
+      last.state = state;
+      last.token = token;
+      last.deadlineUs = deadlineUs;
+    }
     ctx.emit({ kind: "holder", state, leaseName: this.settings.leaseName, token, deadlineUs, event: cause });
     if (this.settings.replicas) this.reportRole(ctx, topState(snap.value), token, cause);
   }
@@ -436,10 +456,18 @@ function sameValue(a: StateValue, b: StateValue): boolean {
   return true;
 }
 
+/** The labels of the delayed events met so far (a few dozen: one per `after` of the statechart). */
+const afterLabels = new Map<string, string>();
+
 /** "xstate.after.untilDeadline.holder.holding..." -> "after:untilDeadline"; other event types as they are. */
 function eventLabel(type: string): string {
   if (!type.startsWith("xstate.after.")) return type;
-  const rest = type.slice("xstate.after.".length);
-  const dot = rest.indexOf(".");
-  return `after:${dot < 0 ? rest : rest.slice(0, dot)}`;
+  let label = afterLabels.get(type);
+  if (label === undefined) {
+    const rest = type.slice("xstate.after.".length);
+    const dot = rest.indexOf(".");
+    label = `after:${dot < 0 ? rest : rest.slice(0, dot)}`;
+    afterLabels.set(type, label);
+  }
+  return label;
 }

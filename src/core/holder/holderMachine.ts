@@ -20,13 +20,10 @@
  */
 import type { LocalUs } from "../sim/time";
 import {
-  type ActorScope,
   assertEvent,
   assign,
-  createActor,
   initialTransition,
   type ExecutableActionObject,
-  type ExecutableActionsFrom,
   type SnapshotFrom,
   type StateValue,
   setup,
@@ -226,7 +223,7 @@ const machineSetup = setup({
 
     resetAttempts: assign({ attempts: 0, failures: 0, redirects: 0 }),
     beginAttempt: assign(({ context, event }) => ({
-      ...sent(context),
+      attempts: sent(context).attempts,
       opSentAtUs: context.attempts === 0 ? event.nowUs : context.opSentAtUs,
     })),
     /** No answer in time, or refused with no usable hint: back off and try the next server. */
@@ -240,13 +237,17 @@ const machineSetup = setup({
     renewFail: assign(({ context }) => ({ renewFailures: context.renewFailures + 1, renewRedirects: 0 })),
     followRenewHint: assign(({ context }) => ({ renewRedirects: context.renewRedirects + 1 })),
 
+    // The lease's times are written out field by field: an object spread here cost as much as the rest of a step.
     applyGrant: assign(({ context, event }) => {
       assertEvent(event, "GRANTED");
+      const t = leaseTimes(context.cfg, context.opSentAtUs, event.ttlMs, event.rand);
       return {
         token: event.token,
         ttlMs: event.ttlMs,
         acquiredAtUs: event.nowUs,
-        ...leaseTimes(context.cfg, context.opSentAtUs, event.ttlMs, event.rand),
+        deadlineUs: t.deadlineUs,
+        nominalEndUs: t.nominalEndUs,
+        renewAtUs: t.renewAtUs,
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
@@ -256,9 +257,12 @@ const machineSetup = setup({
       assertEvent(event, "RENEWED");
       const refresh = context.refreshes.find((r) => r.reqId === event.reqId);
       if (refresh === undefined) throw new Error(`holder: renewal for unknown refresh ${event.reqId}`);
+      const t = leaseTimes(context.cfg, refresh.sentAtUs, event.ttlMs, event.rand);
       return {
         ttlMs: event.ttlMs,
-        ...leaseTimes(context.cfg, refresh.sentAtUs, event.ttlMs, event.rand),
+        deadlineUs: t.deadlineUs,
+        nominalEndUs: t.nominalEndUs,
+        renewAtUs: t.renewAtUs,
         refreshes: [],
         renewFailures: 0,
         renewRedirects: 0,
@@ -506,87 +510,40 @@ export function topState(value: StateValue): string {
   return typeof value === "string" ? value : (Object.keys(value)[0] as string);
 }
 
-/**
- * xstate's cancel as it reaches the action executor: it drops a delayed event not yet due.
- * (xstate's public types name its other special actions, raise among them, not this one.)
- */
-export interface ExecutableCancelAction extends ExecutableActionObject {
+/** A delayed raise (from `after`) as it reaches the process: the event, its timer id and its delay (ms). */
+export interface HolderRaiseAction {
+  readonly type: "xstate.raise";
+  readonly params: { readonly event: { readonly type: string }; readonly id?: string | undefined; readonly delay?: number | undefined };
+}
+
+/** xstate's cancel as it reaches the process: it drops a delayed event not yet due. */
+export interface HolderCancelAction {
   readonly type: "xstate.cancel";
   readonly params: { readonly sendId: string };
 }
 
-/** What the process carries out: the machine's named actions, and xstate's delayed raises and their cancels. */
-export type HolderAction =
-  | Extract<ExecutableActionsFrom<HolderMachine>, { type: "xstate.raise" }>
-  | ExecutableCancelAction
-  | { [K in keyof ProcessActionParams]: ExecutableActionObject & { readonly type: K; readonly params: ProcessActionParams[K] } }[keyof ProcessActionParams];
-
 /**
- * Is it one of the actions the process carries out? (assign and the like are resolved
- * inside the transition.) Its params are what the machine's params functions resolved,
- * typed by ProcessActionParams through setup().
+ * What the process carries out: the machine's named actions (their params resolved, typed by
+ * ProcessActionParams through setup()), and xstate's delayed raises and their cancels.
+ * Assign and the like are resolved inside the transition.
  */
-function isHolderAction(a: ExecutableActionObject): a is HolderAction {
+export type HolderAction =
+  | HolderRaiseAction
+  | HolderCancelAction
+  | { [K in keyof ProcessActionParams]: { readonly type: K; readonly params: ProcessActionParams[K] } }[keyof ProcessActionParams];
+
+/** Is it one of the actions the process carries out? */
+function isHolderAction(a: { readonly type: string }): boolean {
   return a.type === "xstate.raise" || a.type === "xstate.cancel" || Object.hasOwn(holderMachine.implementations.actions, a.type);
 }
 
-function asHolderAction(a: ExecutableActionObject): HolderAction {
+export function asHolderAction(a: ExecutableActionObject): HolderAction {
   if (!isHolderAction(a)) throw new Error(`holder: unknown action ${a.type}`);
-  return a;
+  return a as unknown as HolderAction;
 }
 
 /** xstate's `initialTransition(holderMachine, { cfg })`, its actions those the process carries out. */
 export function holderInitialTransition(cfg: HolderSettings): [HolderSnapshot, HolderAction[]] {
   const [snap, actions] = initialTransition(holderMachine, { cfg });
   return [snap, actions.map(asHolderAction)];
-}
-
-/**
- * The same as xstate's pure `transition(holderMachine, snapshot, event)`, without its
- * cost: `transition()` builds a throwaway actor (and so the machine's initial state)
- * on every call to get an inert scope, which halves the simulated seconds per wall second
- * of a run with 20 holders (bench/run.ts). Here one inert scope is built once and reused,
- * through the machine's public `transition(snapshot, event, actorScope)`; it only records
- * the actions (nothing is executed or scheduled), which is all `transition()` does with
- * its own. tests/lease/holder-transition.test.ts checks the two agree.
- */
-export function holderTransition(snapshot: HolderSnapshot, event: HolderEvent): [HolderSnapshot, HolderAction[]] {
-  const scope = inertScope(snapshot.context.cfg);
-  const actions: HolderAction[] = [];
-  scope.sink = actions;
-  const next = holderMachine.transition(snapshot, event, scope.scope);
-  scope.sink = null;
-  return [next, actions];
-}
-
-interface InertScope {
-  readonly scope: ActorScope<HolderSnapshot, HolderEvent>;
-  sink: HolderAction[] | null;
-}
-
-let cachedScope: InertScope | null = null;
-
-/** `cfg` only constructs the scope's actor (the first caller's settings); it never runs. */
-function inertScope(cfg: HolderSettings): InertScope {
-  if (cachedScope !== null) return cachedScope;
-  const self = createActor(holderMachine, { input: { cfg } });
-  const holder: InertScope = {
-    sink: null,
-    scope: {
-      self,
-      defer: () => {},
-      id: "",
-      logger: () => {},
-      sessionId: "",
-      stopChild: () => {},
-      system: self.system,
-      emit: () => {},
-      actionExecutor: (action) => {
-        if (holder.sink === null) throw new Error("holderTransition: action outside a transition");
-        holder.sink.push(asHolderAction(action));
-      },
-    },
-  };
-  cachedScope = holder;
-  return holder;
 }

@@ -8,7 +8,16 @@
 import { afterRefusal, afterSilence, type Next, sent } from "../kv/redirect";
 import type { ProcessContext } from "../sim/process";
 import { backoffMs, MAX_WRITE_ATTEMPTS } from "./holderMachine";
-import { addTimer, draw, dropTimers, type HolderParts, REGISTER_BACKOFF, REGISTER_TIMEOUT } from "./state";
+import {
+  addTimer,
+  draw,
+  dropTimers,
+  type HolderParts,
+  REGISTER_BACKOFF,
+  REGISTER_BACKOFF_EVENT,
+  REGISTER_TIMEOUT,
+  REGISTER_TIMEOUT_EVENT,
+} from "./state";
 import { sendWrite } from "./transport";
 
 /** On entering holding (after the transition's other actions): write the key if it is wanted and not written for this grant. */
@@ -37,7 +46,7 @@ function send(p: HolderParts, ctx: ProcessContext): void {
   r.attempts = sent(r).attempts;
   const id = p.settings.id;
   sendWrite(p, ctx, { type: "put", key: `/holders/${id}`, value: id, lease: p.settings.leaseName });
-  addTimer(p.st, ctx.now, REGISTER_TIMEOUT, { type: REGISTER_TIMEOUT }, p.settings.requestTimeoutMs);
+  addTimer(p.st, ctx.now, REGISTER_TIMEOUT, REGISTER_TIMEOUT_EVENT, p.settings.requestTimeoutMs);
 }
 
 /** Goes where `next` says: at once (a hint), or after a backoff drawn with `rand`. */
@@ -51,7 +60,7 @@ function redirect(p: HolderParts, ctx: ProcessContext, next: Next, rand: number)
     return;
   }
   r.phase = "backoff";
-  addTimer(p.st, ctx.now, REGISTER_BACKOFF, { type: REGISTER_BACKOFF }, backoffMs(p.settings, r.failures, rand));
+  addTimer(p.st, ctx.now, REGISTER_BACKOFF, REGISTER_BACKOFF_EVENT, backoffMs(p.settings, r.failures, rand));
 }
 
 /** No answer in time: back off and try the next server. */

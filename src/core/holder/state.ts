@@ -29,6 +29,11 @@ export type TimerEvent =
   | { readonly type: typeof REGISTER_TIMEOUT }
   | { readonly type: typeof REGISTER_BACKOFF };
 
+/** The process's own timer events that carry nothing: one object each, shared (events are never changed). */
+export const WORK_CHECK_EVENT: TimerEvent = Object.freeze({ type: WORK_CHECK });
+export const REGISTER_TIMEOUT_EVENT: TimerEvent = Object.freeze({ type: REGISTER_TIMEOUT });
+export const REGISTER_BACKOFF_EVENT: TimerEvent = Object.freeze({ type: REGISTER_BACKOFF });
+
 /** A delayed event, due on the holder's local clock. */
 export interface HolderTimer {
   readonly id: string;
@@ -105,8 +110,8 @@ export interface HolderState {
   sentWrites: { reqId: number; token: number }[];
   storageAccepted: number;
   storageRejected: number;
-  /** What the last "holder" trace event said, to emit only on change. */
-  lastReport: string;
+  /** What the last "holder" trace event said (null: none in this incarnation), to emit only on change. */
+  lastReport: { state: string; token: number | null; deadlineUs: LocalUs | null } | null;
   /** The role the last "replica" trace event reported ("" before the first), replicas only. */
   lastRole: string;
   /** Clients' writes that reached a replica but that it did not accept: it was no longer primary when the write was due. */
@@ -140,7 +145,7 @@ export function freshState(): HolderState {
     sentWrites: [],
     storageAccepted: 0,
     storageRejected: 0,
-    lastReport: "",
+    lastReport: null,
     lastRole: "",
     unsentWrites: 0,
     openOp: null,
@@ -166,6 +171,7 @@ export function copyHolderState(s: HolderState, settings: HolderSettings): Holde
     storageResults: s.storageResults.slice(),
     sentWrites: s.sentWrites.map((w) => ({ ...w })),
     openOp: s.openOp === null ? null : { ...s.openOp },
+    lastReport: s.lastReport === null ? null : { ...s.lastReport },
   };
 }
 
@@ -188,9 +194,17 @@ export function addTimer(st: HolderState, now: LocalUs, id: string, event: Timer
   st.timers.push({ id, event, dueUs: now + Math.max(0, Math.round(delayMs * 1000)), order: st.timerOrder++ });
 }
 
-/** Drops every timer with one of these ids. */
-export function dropTimers(st: HolderState, ...ids: string[]): void {
-  st.timers = st.timers.filter((t) => !ids.includes(t.id));
+/** Drops every timer with the id `a` (or `b`), in place: cancels run on most steps, and allocate nothing. */
+export function dropTimers(st: HolderState, a: string, b: string | null = null): void {
+  const timers = st.timers;
+  let kept = 0;
+  for (let i = 0; i < timers.length; i++) {
+    const t = timers[i] as HolderTimer;
+    if (t.id === a || t.id === b) continue;
+    if (kept !== i) timers[kept] = t;
+    kept++;
+  }
+  timers.length = kept;
 }
 
 /** The due timer to fire first (earliest, then first armed), taken off the list; null when none is due. */
@@ -203,7 +217,10 @@ export function takeDueTimer(st: HolderState, now: LocalUs): HolderTimer | null 
     if (b === null || t.dueUs < b.dueUs || (t.dueUs === b.dueUs && t.order < b.order)) i = j;
   }
   if (i < 0) return null;
-  const [t] = st.timers.splice(i, 1) as [HolderTimer];
+  const timers = st.timers;
+  const t = timers[i] as HolderTimer;
+  for (let j = i + 1; j < timers.length; j++) timers[j - 1] = timers[j] as HolderTimer;
+  timers.length -= 1;
   return t;
 }
 

@@ -6,7 +6,7 @@
 import type { ProcessContext } from "../sim/process";
 import { topState } from "./holderMachine";
 import { primaryMayWrite } from "./replica";
-import { addTimer, dropTimers, type HolderParts, pushBounded, WORK_CHECK, WORK_WRITE } from "./state";
+import { addTimer, dropTimers, type HolderParts, pushBounded, WORK_CHECK, WORK_CHECK_EVENT, WORK_WRITE } from "./state";
 
 /** On entering holding: a new grant starts the period afresh; back from jeopardy or grace it keeps it. */
 export function startWork(p: HolderParts, ctx: ProcessContext, newGrant: boolean): void {
@@ -27,7 +27,7 @@ function armCheck(p: HolderParts, ctx: ProcessContext): void {
   const w = p.st.work;
   const interval = p.settings.workIntervalMs;
   const delayMs = w.lastCheckUs === null ? interval : Math.max(0, w.lastCheckUs + interval * 1000 - ctx.now) / 1000;
-  addTimer(p.st, ctx.now, WORK_CHECK, { type: WORK_CHECK }, delayMs);
+  addTimer(p.st, ctx.now, WORK_CHECK, WORK_CHECK_EVENT, delayMs);
 }
 
 /**

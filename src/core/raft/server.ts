@@ -286,15 +286,17 @@ export class RaftServer implements ProcessLogic {
 
   /** Refreshes go to the leader only and are answered from its tracker: nothing is replicated. */
   private onRefresh(ctx: ProcessContext, v: Volatile, from: ProcId, m: LeaseRefresh): void {
-    const base = { type: "LeaseRefreshReply" as const, reqId: m.reqId, name: m.name };
+    // Replies are built field by field, in one order: an object spread here cost a tenth of a
+    // 100-holder run. (The field order is the one the spread gave: the trace is unchanged.)
+    const type = "LeaseRefreshReply" as const;
     if (v.node.role !== "leader" || v.tracker === null) {
-      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.redirect });
+      ctx.send(from, { type, reqId: m.reqId, name: m.name, ok: false, reason: "not-leader", leaderHint: v.node.redirect });
       return;
     }
     if (v.node.termAt(v.lastApplied) !== v.node.term) {
       // A new leader that has not applied its own first entry may not know every lease yet:
       // "try again" rather than "unknown lease", which would make a healthy holder give up.
-      ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: null });
+      ctx.send(from, { type, reqId: m.reqId, name: m.name, ok: false, reason: "not-leader", leaderHint: null });
       return;
     }
     const s = this.config.lease;
@@ -303,10 +305,10 @@ export class RaftServer implements ProcessLogic {
     const out = v.tracker.refresh(ctx.now, m.name, m.holder, m.token, poolFull, events);
     this.emitTracker(ctx, events);
     if (!out.ok) {
-      ctx.send(from, { ...base, ok: false, reason: out.reason, leaderHint: null });
+      ctx.send(from, { type, reqId: m.reqId, name: m.name, ok: false, reason: out.reason, leaderHint: null });
       return;
     }
-    const reply: LeaseRefreshReply = { ...base, ok: true, ttlMs: out.ttlMs };
+    const reply: LeaseRefreshReply = { type, reqId: m.reqId, name: m.name, ok: true, ttlMs: out.ttlMs };
     const held = s.checkpoint ? v.sm.leases.info(m.name) : null;
     if (held != null && held.checkpointRemainingMs !== null) {
       // etcd (lessor.Renew): a renewal of a checkpointed lease first replaces the checkpoint,
@@ -315,7 +317,7 @@ export class RaftServer implements ProcessLogic {
       const op = { type: "checkpoint" as const, leases: [{ name: m.name, token: m.token, grantIndex: held.grantIndex, remainingMs: out.ttlMs }] };
       const at = v.node.propose({ type: "system", op });
       if (at !== null) v.refreshes.set(at.index, { to: from, reply });
-      else ctx.send(from, { ...base, ok: false, reason: "not-leader", leaderHint: v.node.transferee });
+      else ctx.send(from, { type, reqId: m.reqId, name: m.name, ok: false, reason: "not-leader", leaderHint: v.node.transferee });
       return;
     }
     ctx.send(from, reply);

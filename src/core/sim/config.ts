@@ -15,7 +15,10 @@ export const MAX_NODES = 9;
 /** The longest extra delay a slow link may add (µs): a minute. */
 export const MAX_SLOW_LINK_US = 60_000_000;
 export const MAX_CLIENTS = 50;
+/** The most holders the page and the CLI offer. */
 export const MAX_HOLDERS = 50;
+/** The most a simulation takes (a scenario file, the benchmarks' 100-holder run): more than the page offers. */
+const MAX_HOLDERS_SIMULATED = 100;
 /** Clients think at least 1 ms between operations, so virtual time moves even when the network has no latency. */
 export const MIN_THINK_TIME_MS = 1;
 
@@ -208,7 +211,7 @@ const rebindProblem = (v: unknown): string | null => {
 
 /** The lease holders h1..hN; holder i wants leaseNames[i mod length] and writes to the resource of that name. */
 const holderFields = {
-  count: between(0, MAX_HOLDERS, { int: true }).default(0),
+  count: between(0, MAX_HOLDERS_SIMULATED, { int: true }).default(0),
   leaseNames: special<string[]>(() => ["lock"], leaseNamesProblem),
   ttlMs: between(1, HOUR).default(2000),
   renewFraction: between(0.01, 0.99).default(1 / 3),
