@@ -39,7 +39,7 @@ function views(speed: number, seconds: number): SimView[] {
   host.handle({ type: "play" });
   for (let i = 0; i < seconds * 25; i++) {
     real += 40;
-    const p = pending;
+    const p = pending as (() => void) | null;
     pending = null;
     p?.();
   }
