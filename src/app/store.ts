@@ -20,10 +20,12 @@ import {
   type ExportKind,
   type FromWorker,
   type InspectTarget,
+  type MessageColumns,
   type RunSettings,
   type SimView,
   type ToWorker,
 } from "../worker/protocol";
+import { emptyColumns, unpackInto } from "../worker/messageColumns";
 import type { ReadCheckResult, ReadFiguresResult } from "../worker/readCheckTypes";
 
 /** What the inspector shows: a node, a holder, the storage, or a message in flight. */
@@ -121,28 +123,45 @@ function realNow(): number {
 type SetLab = StoreApi<LabState>["setState"];
 type GetLab = StoreApi<LabState>["getState"];
 
+const NO_LINES: readonly EventLine[] = [];
+const NO_MARKS: readonly DiagramMark[] = [];
+const NO_MESSAGES: MessageColumns = emptyColumns();
+
+/**
+ * The view as the store keeps it: without the deltas (new lines, messages and marks), which
+ * the store has taken into its own lists. Nothing reads them from the view, and left out,
+ * they cost the comparison with the previous view (shareEqual) nothing.
+ */
+export function withoutDeltas(v: SimView): SimView {
+  return { ...v, newEvents: NO_LINES, newMessages: NO_MESSAGES, newMarks: NO_MARKS };
+}
+
 /**
  * The views from the worker, into the store. Event lines, messages and marks received
- * but not yet shown wait here and join the store with the next panel update.
+ * but not yet shown wait here and join the store with the next panel update. The
+ * diagram's messages arrive packed in columns and are unpacked here, once.
  */
 function viewIntake(set: SetLab, get: GetLab): (live: SimView) => void {
   let pendingLines: EventLine[] = [];
   let pendingMessages: DiagramMessage[] = [];
   let pendingMarks: DiagramMark[] = [];
   let panelAt = Number.NEGATIVE_INFINITY;
-  return (live) => {
+  return (received) => {
     const prev = get().view;
-    const sameRun = prev !== null && prev.runId === live.runId;
+    const sameRun = prev !== null && prev.runId === received.runId;
     // A jump in history (seek, step back, branch): the view brings everything retained up to the cursor.
-    const sameEpoch = sameRun && prev.epoch === live.epoch;
+    const sameEpoch = sameRun && prev.epoch === received.epoch;
     if (!sameEpoch) {
       pendingLines = [];
       pendingMessages = [];
       pendingMarks = [];
     }
-    pendingLines = pendingLines.concat(live.newEvents);
-    pendingMessages = pendingMessages.concat(live.newMessages);
-    pendingMarks = pendingMarks.concat(live.newMarks);
+    for (const l of received.newEvents) pendingLines.push(l);
+    unpackInto(pendingMessages, received.newMessages);
+    for (const m of received.newMarks) pendingMarks.push(m);
+    // Only the pending lists need the most recent DIAGRAM_MESSAGE_LIMIT (a run at top speed between panel updates stays far below).
+    if (pendingMessages.length > 2 * DIAGRAM_MESSAGE_LIMIT) pendingMessages = pendingMessages.slice(-DIAGRAM_MESSAGE_LIMIT);
+    const live = withoutDeltas(received);
     const t = realNow();
     const urgent =
       prev === null ||

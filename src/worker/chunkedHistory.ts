@@ -5,6 +5,7 @@
  * the front once the rest holds `limit` items. A chunk may be packed (Packer) to hold its
  * items in less memory than their objects; the open tail stays as objects.
  */
+import { type MessageColumns, NO_NAME, packMessages, unpackInto, unpackMessages } from "./messageColumns";
 import type { DiagramMessage } from "./protocol";
 import type { SharedPart } from "../core/replay/timeline";
 
@@ -105,71 +106,13 @@ export function plainPacker<T>(): Packer<T, readonly T[]> {
   return { pack: (items) => items.slice(), unpack: (p) => p as T[] };
 }
 
-/** Diagram messages packed in columns: times and ids as numbers, names (processes, labels, reasons) as codes into the chunk's own table. */
-export interface PackedMessages {
-  /** id, sentAt, endAt per message. */
-  readonly nums: Float64Array;
-  /** from, to, label, reason per message: indexes into names (NO_NAME for a null reason). */
-  readonly codes: Uint16Array;
-  readonly names: readonly string[];
-}
-
-const NO_NAME = 0xffff;
-
+/** Diagram messages packed in columns (messageColumns.ts: the same form crosses to the page). */
+export type PackedMessages = MessageColumns;
 
 /** About what a packed message holds: 3 numbers and 4 codes (names are a handful per chunk). */
 export const PACKED_MESSAGE_BYTES = 3 * 8 + 4 * 2 + 2;
 
-export const messagePacker: Packer<DiagramMessage, PackedMessages> = {
-  pack(items) {
-    const nums = new Float64Array(items.length * 3);
-    const codes = new Uint16Array(items.length * 4);
-    const names: string[] = [];
-    const index = new Map<string, number>();
-    const code = (s: string | null): number => {
-      if (s === null) return NO_NAME;
-      let i = index.get(s);
-      if (i === undefined) {
-        i = names.length;
-        if (i >= NO_NAME) throw new Error("messagePacker: too many names in one chunk");
-        names.push(s);
-        index.set(s, i);
-      }
-      return i;
-    };
-    items.forEach((m, k) => {
-      // The outcome is kept as whether there is a reason: only dropped messages have one.
-      if ((m.outcome === "dropped") !== (m.reason !== null)) throw new Error(`messagePacker: message ${m.id} is ${m.outcome} with reason ${m.reason}`);
-      nums[k * 3] = m.id;
-      nums[k * 3 + 1] = m.sentAt;
-      nums[k * 3 + 2] = m.endAt;
-      codes[k * 4] = code(m.from);
-      codes[k * 4 + 1] = code(m.to);
-      codes[k * 4 + 2] = code(m.label);
-      codes[k * 4 + 3] = code(m.reason);
-    });
-    return { nums, codes, names };
-  },
-  unpack(p) {
-    const out: DiagramMessage[] = [];
-    const n = p.nums.length / 3;
-    const name = (c: number): string => p.names[c] as string;
-    for (let k = 0; k < n; k++) {
-      const r = p.codes[k * 4 + 3] as number;
-      out.push({
-        id: p.nums[k * 3] as number,
-        from: name(p.codes[k * 4] as number),
-        to: name(p.codes[k * 4 + 1] as number),
-        sentAt: p.nums[k * 3 + 1] as number,
-        endAt: p.nums[k * 3 + 2] as number,
-        label: name(p.codes[k * 4 + 2] as number),
-        outcome: r === NO_NAME ? "delivered" : "dropped",
-        reason: r === NO_NAME ? null : name(r),
-      });
-    }
-    return out;
-  },
-};
+export const messagePacker: Packer<DiagramMessage, PackedMessages> = { pack: packMessages, unpack: unpackMessages };
 
 /** A saved message history: never changed afterwards. */
 export interface MessageHistoryState {
@@ -279,23 +222,5 @@ export class MessageHistory {
   /** What a saved copy holds of its own (its open chunk's columns and the list of chunks), and the chunks it shares. */
   savedBytes(s: MessageHistoryState): { own: number; shared: readonly SharedPart[] } {
     return { own: 2 * RECORD_BYTES + (s.tail.nums.length / 3) * PACKED_MESSAGE_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
-  }
-}
-
-/** Appends the messages from..to (exclusive) of a packed chunk to `out`, as objects. */
-function unpackInto(out: DiagramMessage[], p: PackedMessages, from: number, to: number): void {
-  const name = (c: number): string => p.names[c] as string;
-  for (let k = from; k < to; k++) {
-    const r = p.codes[k * 4 + 3] as number;
-    out.push({
-      id: p.nums[k * 3] as number,
-      from: name(p.codes[k * 4] as number),
-      to: name(p.codes[k * 4 + 1] as number),
-      sentAt: p.nums[k * 3 + 1] as number,
-      endAt: p.nums[k * 3 + 2] as number,
-      label: name(p.codes[k * 4 + 2] as number),
-      outcome: r === NO_NAME ? "delivered" : "dropped",
-      reason: r === NO_NAME ? null : name(r),
-    });
   }
 }

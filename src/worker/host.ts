@@ -19,6 +19,7 @@ import { stepLine } from "./describe";
 import type { ExpectationTracker } from "./expectations";
 import { inspect } from "./inspect";
 import { Journal } from "./journal";
+import { columnBuffers } from "./messageColumns";
 import type { LessonControls, LessonPlayer } from "./lessonPlayer";
 import { lessonsPart, toolsPart } from "./parts";
 import { observerNeeds } from "../core/scenario/observer";
@@ -31,7 +32,8 @@ import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
 
 export interface HostEnv {
-  post(msg: FromWorker): void;
+  /** Posts a message; the buffers in `transfer` are handed over (postMessage's transfer list), so the sender must not use them again. */
+  post(msg: FromWorker, transfer?: readonly ArrayBuffer[]): void;
   /** Real monotonic time in milliseconds (performance.now()). */
   nowMs(): number;
   setTimer(fn: () => void, delayMs: number): unknown;
@@ -500,7 +502,8 @@ export class SimHost {
     });
     const withScenario = this.tracker === null ? base : { ...base, scenario: this.tracker.view(tl) };
     const view = this.lesson === null ? withScenario : { ...withScenario, lesson: this.lesson.view() };
-    this.env.post({ type: "view", view });
+    // The diagram's messages are fresh columns made for this view: handed over, not copied.
+    this.env.post({ type: "view", view }, columnBuffers(view.newMessages));
   }
 }
 

@@ -13,10 +13,12 @@ import type { Lesson } from "../core/lesson/schema";
 import type { Scenario } from "../core/scenario/schema";
 import type { Action } from "../core/sim/sim";
 import type { HolderView } from "./holderView";
+import type { MessageColumns } from "./messageColumns";
 import type { Moment, PauseKind } from "./moments";
 import type { CheckerView, DropView, LeaseRowView, MessageView, NetworkView, NodeView, StorageView, ViolationView } from "./viewTypes";
 
 export type { HolderStatus, HolderView } from "./holderView";
+export type { MessageColumns } from "./messageColumns";
 export type { Moment, MomentKind, PauseKind } from "./moments";
 export type {
   EntryKind,
@@ -342,8 +344,12 @@ export interface SimView {
   /** The run was opened from a scenario file or a share link (not made from the page's settings). */
   readonly opened: boolean;
   readonly timeline: TimelineView;
-  /** Space-time diagram: messages that ended (arrived or dropped) since the previous view (or all retained ones on a new epoch). */
-  readonly newMessages: readonly DiagramMessage[];
+  /**
+   * Space-time diagram: messages that ended (arrived or dropped) since the previous view (or
+   * all retained ones on a new epoch), oldest first, packed in columns (messageColumns.ts:
+   * their buffers are transferred, not copied; the page unpacks them with unpackMessages).
+   */
+  readonly newMessages: MessageColumns;
   /** Space-time diagram: state changes since the previous view (or all retained ones on a new epoch). */
   readonly newMarks: readonly DiagramMark[];
   readonly seed: number;

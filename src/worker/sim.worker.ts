@@ -4,14 +4,14 @@ import { partsFor } from "./parts";
 import type { FromWorker, ToWorker } from "./protocol";
 
 interface WorkerScope {
-  postMessage(msg: FromWorker): void;
+  postMessage(msg: FromWorker, transfer?: Transferable[]): void;
   addEventListener(type: "message", listener: (e: MessageEvent<ToWorker>) => void): void;
 }
 
 const scope = self as unknown as WorkerScope;
 
 const host = new SimHost({
-  post: (msg) => scope.postMessage(msg),
+  post: (msg, transfer) => scope.postMessage(msg, transfer === undefined ? [] : [...transfer]),
   nowMs: () => performance.now(),
   setTimer: (fn, delayMs) => setTimeout(fn, delayMs),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),

@@ -1,10 +1,11 @@
 /** Panels off screen: while a run plays they get panel updates at most once per OFF_SCREEN_INTERVAL_MS; anything else reaches them at once. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLabStore, createPanelGate, type LabStore, OFF_SCREEN_INTERVAL_MS, PANEL_INTERVAL_MS, type PanelGate } from "../../src/app/store";
+import { emptyColumns } from "../../src/worker/messageColumns";
 import type { SimView } from "../../src/worker/protocol";
 
 function view(over: Partial<SimView>): SimView {
-  return { runId: 1, epoch: 0, playing: true, violations: 0, lastStep: [], newEvents: [], newMessages: [], newMarks: [], now: 0, storage: null, nodes: [], ...over } as unknown as SimView;
+  return { runId: 1, epoch: 0, playing: true, violations: 0, lastStep: [], newEvents: [], newMessages: emptyColumns(), newMarks: [], now: 0, storage: null, nodes: [], ...over } as unknown as SimView;
 }
 
 let lab: LabStore;

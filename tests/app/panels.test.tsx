@@ -1,4 +1,5 @@
 import { renderToStaticMarkup } from "react-dom/server";
+import { emptyColumns } from "../../src/worker/messageColumns";
 import { describe, expect, it } from "vitest";
 import { CheckerPanelView } from "../../src/app/panels/CheckerPanel";
 import { EventLogView } from "../../src/app/panels/EventLog";
@@ -43,7 +44,7 @@ function simView(holders: HolderView[], over: Partial<SimView> = {}): SimView {
     opened: false,
     timeline: timelineFixture(),
     config: [],
-    newMessages: [],
+    newMessages: emptyColumns(),
     newMarks: [],
     seed: 7,
     settings: {

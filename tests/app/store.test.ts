@@ -1,10 +1,11 @@
 /** The page's store: panel views are throttled while playing, live views are not, and no event line is lost. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLabStore, type LabStore, PANEL_INTERVAL_MS, selectHighlight } from "../../src/app/store";
+import { emptyColumns } from "../../src/worker/messageColumns";
 import type { EventLine, SimView } from "../../src/worker/protocol";
 
 function view(over: Partial<SimView>): SimView {
-  return { runId: 1, playing: true, violations: 0, lastStep: [], newEvents: [], now: 0, storage: null, nodes: [], ...over } as unknown as SimView;
+  return { runId: 1, playing: true, violations: 0, lastStep: [], newEvents: [], newMessages: emptyColumns(), newMarks: [], now: 0, storage: null, nodes: [], ...over } as unknown as SimView;
 }
 const line = (n: number): EventLine => ({ n, t: n, category: "note", text: `line ${n}`, procs: [] });
 

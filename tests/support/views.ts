@@ -1,4 +1,5 @@
 /** Hand-made view fixtures for the page's tests: every field filled, overrides on top. */
+import { emptyColumns } from "../../src/worker/messageColumns";
 import { newClock } from "../../src/core/sim/clock";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import type { HolderView, NodeView, SimView, TimelineView } from "../../src/worker/protocol";
@@ -69,7 +70,7 @@ export function viewFixture(over: Partial<SimView> = {}): SimView {
     epoch: 1,
     opened: false,
     timeline: timelineFixture(),
-    newMessages: [],
+    newMessages: emptyColumns(),
     newMarks: [],
     config: [],
     seed: 7,
