@@ -2,7 +2,7 @@
  * The kernel: the event queue, the processes' lifecycle (timers, pauses, crashes, message
  * delivery), the trace, the checkers' hooks and snapshots. What runs on it (the cluster,
  * cluster.ts), the network it sends through (network.ts) and what actions do (actions.ts)
- * are their own modules; Simulation (sim.ts) puts them together.
+ * are their own modules, and so are its data types (kernelTypes.ts); Simulation (sim.ts) puts them together.
  */
 import type { CoreStateMachine } from "../kv/statemachine";
 import type { Disk } from "../raft/server";
@@ -13,65 +13,20 @@ import { type ClockState, localTime, virtualAt } from "./clock";
 import type { SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import type { NemesisState } from "./nemesis";
-import { type NetState, Network } from "./network";
+import { Network } from "./network";
 import type { ProcessContext } from "./process";
+import type { ActionFailure, Envelope, QItem, SimSnapshot, TraceListener } from "./kernelTypes";
 import { ActionRefused, errorMessage } from "./refusal";
-import { Rng, type RngState } from "./rng";
+import { Rng } from "./rng";
 import type { LocalUs, VirtualUs } from "./time";
 import type { DropReason, Payload, ProcEvent, ProcId, SimEvent, TraceEvent } from "./trace";
 import { TraceHasher } from "./traceHash";
-
-/** A message on the wire. Immutable once sent. */
-export interface Envelope {
-  readonly id: number;
-  readonly from: ProcId;
-  readonly to: ProcId;
-  readonly sentAt: VirtualUs;
-  readonly deliverAt: VirtualUs;
-  readonly payload: Payload;
-  /** Decided when sent: lost on the way, or blocked by a partition or cut link. */
-  readonly fate: "ok" | "loss" | "partition" | "cut";
-  readonly dup: boolean;
-}
 
 type MutableContext = { now: number } & ProcessContext;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export type QItem =
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "deliver"; readonly env: Envelope }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "action"; readonly action: Action }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "nemesis" };
-
-export interface SimSnapshot {
-  readonly now: number;
-  readonly seq: number;
-  readonly msgId: number;
-  readonly eventCount: number;
-  readonly handled: number;
-  readonly queue: readonly QItem[];
-  readonly procs: readonly ProcRecord[];
-  readonly net: { readonly state: NetState; readonly rng: RngState };
-  readonly refRng: RngState;
-  readonly nemesis: NemesisState | null;
-  readonly hash: [number, number];
-  readonly checkers: Checkers | null;
-  readonly violations: readonly Violation[];
-  readonly boundsBroken: readonly BoundBroken[];
-  readonly actionFailures: readonly ActionFailure[];
-  readonly halted: boolean;
-  readonly names: Readonly<Record<string, ProcId>>;
-}
-
-export interface ActionFailure {
-  readonly time: number;
-  readonly action: Action;
-  readonly error: string;
-}
-
-export type TraceListener = (e: TraceEvent) => void;
+export type { ActionFailure, Envelope, QItem, SimSnapshot, TraceListener } from "./kernelTypes";
 
 export abstract class Kernel implements CheckerHost {
   readonly config: SimConfig;
