@@ -316,6 +316,13 @@ export class Journal {
       case "holder":
         this.onHolder(e);
         return;
+      // Thousands a minute, and neither a line nor a mark (describeEvent and diagramMarkOf give null): skipped at once.
+      case "apply":
+      case "hard":
+        return;
+      case "log":
+        if (e.truncatedFrom !== null) this.line(e);
+        return;
       case "role":
         if (e.role === "leader") this.st.leaders.add(e.proc);
         else this.st.leaders.delete(e.proc);
@@ -342,7 +349,7 @@ export class Journal {
 
   private line(e: TraceEvent, prevHolderState?: string, label?: string): void {
     this.diagramMark(e, prevHolderState);
-    const d = describeEvent(e, prevHolderState, () => label);
+    const d = describeEvent(e, prevHolderState, label === undefined ? noLabel : () => label);
     if (d === null) return;
     const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, ...(d.detail !== undefined ? { detail: d.detail } : {}), procs: d.procs };
     this.pending.push(line);
@@ -464,6 +471,9 @@ export class Journal {
   }
 }
 
+/** No label known (most lines): one function for all of them rather than a closure per line. */
+const noLabel = (): undefined => undefined;
+
 /** A message's label from its send event ("message" when the journal did not see it sent). */
 function labelOf(s: Sent | undefined): string {
   return s === undefined ? "message" : messageLabel(s.msg);
@@ -486,8 +496,25 @@ function cloneLeases(m: ReadonlyMap<string, LeaseHistory>): Map<string, LeaseHis
   return out;
 }
 
+/** The kinds diagramMarkOf may make a mark for (the cases of its switch). */
+const MARKED_KINDS: ReadonlySet<TraceEvent["kind"]> = new Set<TraceEvent["kind"]>([
+  "role",
+  "crash",
+  "restart",
+  "pause",
+  "resume",
+  "clock",
+  "timeout",
+  "transfer",
+  "holder",
+  "storage",
+  "violation",
+]);
+
 /** A state change worth a mark on its process's line in the space-time diagram. */
 export function diagramMarkOf(e: TraceEvent, prevHolderState: string | undefined): DiagramMark | null {
+  // Most events make no mark: their kinds are turned away before anything is made.
+  if (!MARKED_KINDS.has(e.kind)) return null;
   const at = { t: e.t, n: e.n };
   switch (e.kind) {
     case "role":
