@@ -351,20 +351,24 @@ export abstract class Kernel implements CheckerHost {
     this.publish(e as unknown as TraceEvent);
   }
 
-  /**
-   * emit() for the kernel's own frequent events (sends, deliveries, drops), made with their time
-   * and position as the last fields (where emit() would add them): stamping them then writes
-   * fields instead of adding two to the object on every message.
-   */
-  protected emitStamped(e: TraceEvent): void {
-    const m = e as { t: number; n: number };
-    m.t = this._now;
-    m.n = this.eventCount++;
-    this.publish(e);
-  }
-
   protected publish(e: TraceEvent): void {
     if (this.config.hashTrace) this.hasher.add(e);
+    this.fanOut(e);
+  }
+
+  /*
+   * The kernel's own frequent events (sends, deliveries (here), drops) are made with their time and
+   * position as their last fields (where emit() would add them), so each kind keeps one shape,
+   * and are hashed through the hasher's entry point for their kind (see TraceHasher.addSend).
+   */
+  protected emitDeliver(env: Envelope): void {
+    const e = { kind: "deliver" as const, id: env.id, from: env.from, to: env.to, t: this._now, n: this.eventCount++ };
+    if (this.config.hashTrace) this.hasher.addDeliver(e);
+    this.fanOut(e);
+  }
+
+  /** What publish() does after hashing: the step's list, the listeners, the checkers. */
+  protected fanOut(e: TraceEvent): void {
     if (this.stepEvents !== null) this.stepEvents.push(e);
     for (const l of this.listeners) l(e);
     // Last: a violation the checkers find in `e` is published from inside this call, and must
@@ -501,13 +505,17 @@ export abstract class Kernel implements CheckerHost {
         fate: blocked ?? (lost ? "loss" : "ok"),
         dup: i > 0,
       };
-      this.emitStamped({ kind: "send", id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: 0, n: 0 });
+      const e = { kind: "send" as const, id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: this._now, n: this.eventCount++ };
+      if (this.config.hashTrace) this.hasher.addSend(e);
+      this.fanOut(e);
       this.push({ type: "deliver", at: env.deliverAt, env, seq: 0 });
     }
   }
 
   protected drop(env: Envelope, reason: DropReason): void {
-    this.emitStamped({ kind: "drop", id: env.id, from: env.from, to: env.to, reason, t: 0, n: 0 });
+    const e = { kind: "drop" as const, id: env.id, from: env.from, to: env.to, reason, t: this._now, n: this.eventCount++ };
+    if (this.config.hashTrace) this.hasher.addDrop(e);
+    this.fanOut(e);
   }
 
   protected deliver(env: Envelope): void {
@@ -525,7 +533,7 @@ export abstract class Kernel implements CheckerHost {
       p.inbox.push({ env, at: this._now });
       return;
     }
-    this.emitStamped({ kind: "deliver", id: env.id, from: env.from, to: env.to, t: 0, n: 0 });
+    this.emitDeliver(env);
     this.runMessage(p, env);
   }
 
@@ -561,7 +569,7 @@ export abstract class Kernel implements CheckerHost {
       }
       if (next === undefined) break;
       inbox.shift();
-      this.emitStamped({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to, t: 0, n: 0 });
+      this.emitDeliver(next.env);
       this.runMessage(p, next.env);
     }
     this.rearm(p);
