@@ -21,6 +21,7 @@ import {
 import type { SharedPart } from "../core/replay/timeline";
 import { ChunkedHistory, type ChunkedHistoryState, MessageHistory, type MessageHistoryState, plainPacker } from "./chunkedHistory";
 import { MomentTracker } from "./moments";
+import { type Sent, SentIndex } from "./sentIndex";
 
 /** Lines kept in the worker between two views (the page keeps its own history). */
 const MAX_PENDING_LINES = 2000;
@@ -46,8 +47,6 @@ interface LeaseHistory {
   marks: LeaseMark[];
 }
 
-/** A message on the wire: its send event (the event itself, kept as it is: no copy per message). */
-type Sent = Extract<TraceEvent, { kind: "send" }>;
 
 interface HolderNote {
   state: string | undefined;
@@ -118,7 +117,7 @@ class Seen {
 interface JournalState {
   readonly drops: DropView[];
   /** Messages on the wire, by id: their send events (the send time and the message label them). */
-  readonly sent: Map<number, Sent>;
+  readonly sent: SentIndex;
   readonly leases: Map<string, LeaseHistory>;
   /** Per holder: its last reported state (undefined after a crash), the lease it wants, the token it believes it holds. */
   readonly holders: Map<string, HolderNote>;
@@ -150,7 +149,7 @@ interface SavedJournal {
 function emptyState(): JournalState {
   return {
     drops: [],
-    sent: new Map(),
+    sent: new SentIndex(),
     leases: new Map(),
     holders: new Map(),
     seen: new Seen(),
@@ -208,7 +207,7 @@ export class Journal {
     const s = this.st;
     const saved: SavedJournal = {
       drops: s.drops.slice(),
-      sent: new Map(s.sent),
+      sent: s.sent.toMap(),
       leases: cloneLeases(s.leases),
       holders: new Map([...s.holders].map(([k, v]) => [k, { ...v }])),
       seen: s.seen.save(),
@@ -225,9 +224,8 @@ export class Journal {
   load(saved: unknown): void {
     this.clearPending();
     const s = saved as SavedJournal;
-    const st = emptyState();
+    const st = { ...emptyState(), sent: SentIndex.fromMap(s.sent) };
     for (const d of s.drops) st.drops.push(d);
-    for (const [k, v] of s.sent) st.sent.set(k, v);
     for (const [k, v] of cloneLeases(s.leases)) st.leases.set(k, v);
     for (const [k, v] of s.holders) st.holders.set(k, { ...v });
     st.seen.load(s.seen);
@@ -289,17 +287,15 @@ export class Journal {
     this.st.moments.observe(e);
     switch (e.kind) {
       case "send":
-        this.st.sent.set(e.id, e);
+        this.st.sent.set(e);
         return;
       case "deliver": {
-        const s = this.st.sent.get(e.id);
-        this.st.sent.delete(e.id);
+        const s = this.st.sent.take(e.id);
         this.message(e.id, e.from, e.to, s?.t ?? e.t, e.t, labelOf(s), null);
         return;
       }
       case "drop": {
-        const s = this.st.sent.get(e.id);
-        this.st.sent.delete(e.id);
+        const s = this.st.sent.take(e.id);
         const sentAt = s?.t ?? e.t;
         const label = labelOf(s);
         this.message(e.id, e.from, e.to, sentAt, e.t, label, dropWords(e.reason));
@@ -315,6 +311,13 @@ export class Journal {
         return;
       case "holder":
         this.onHolder(e);
+        return;
+      // Thousands a minute, and neither a line nor a mark (describeEvent and diagramMarkOf give null): skipped at once.
+      case "apply":
+      case "hard":
+        return;
+      case "log":
+        if (e.truncatedFrom !== null) this.line(e);
         return;
       case "role":
         if (e.role === "leader") this.st.leaders.add(e.proc);
@@ -342,7 +345,7 @@ export class Journal {
 
   private line(e: TraceEvent, prevHolderState?: string, label?: string): void {
     this.diagramMark(e, prevHolderState);
-    const d = describeEvent(e, prevHolderState, () => label);
+    const d = describeEvent(e, prevHolderState, label === undefined ? noLabel : () => label);
     if (d === null) return;
     const line: EventLine = { n: e.n, t: e.t, category: d.category, text: d.text, ...(d.detail !== undefined ? { detail: d.detail } : {}), procs: d.procs };
     this.pending.push(line);
@@ -464,6 +467,9 @@ export class Journal {
   }
 }
 
+/** No label known (most lines): one function for all of them rather than a closure per line. */
+const noLabel = (): undefined => undefined;
+
 /** A message's label from its send event ("message" when the journal did not see it sent). */
 function labelOf(s: Sent | undefined): string {
   return s === undefined ? "message" : messageLabel(s.msg);
@@ -486,8 +492,25 @@ function cloneLeases(m: ReadonlyMap<string, LeaseHistory>): Map<string, LeaseHis
   return out;
 }
 
+/** The kinds diagramMarkOf may make a mark for (the cases of its switch). */
+const MARKED_KINDS: ReadonlySet<TraceEvent["kind"]> = new Set<TraceEvent["kind"]>([
+  "role",
+  "crash",
+  "restart",
+  "pause",
+  "resume",
+  "clock",
+  "timeout",
+  "transfer",
+  "holder",
+  "storage",
+  "violation",
+]);
+
 /** A state change worth a mark on its process's line in the space-time diagram. */
 export function diagramMarkOf(e: TraceEvent, prevHolderState: string | undefined): DiagramMark | null {
+  // Most events make no mark: their kinds are turned away before anything is made.
+  if (!MARKED_KINDS.has(e.kind)) return null;
   const at = { t: e.t, n: e.n };
   switch (e.kind) {
     case "role":

@@ -254,6 +254,20 @@ export class RaftNode extends ReadingNode {
   }
 
   /** Takes everything the host must act on, and clears it. */
+  /** Whether ready() has anything to hand out but the commit index (most refreshes and replies leave nothing). */
+  get hasReady(): boolean {
+    const s = this.st;
+    return (
+      s.hardDirty ||
+      s.truncateFrom !== null ||
+      s.appendFrom !== null ||
+      s.installed !== null ||
+      s.outbox.length > 0 ||
+      s.readStates.length > 0 ||
+      s.events.length > 0
+    );
+  }
+
   ready(): Ready {
     const s = this.st;
     const rd: Ready = {

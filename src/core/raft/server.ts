@@ -14,7 +14,8 @@ import { type Chunks, chunksOf, NO_CHUNKS, unchunk } from "../sim/cow";
 import { Rng } from "../sim/rng";
 import type { Payload, ProcId } from "../sim/trace";
 import { RaftNode, UNCOMPACTED } from "./node";
-import type { Entry, HardState, KvQuery, LogStart, NodeId, RaftConfig, RaftMessage, Snapshot } from "./types";
+import { NONE } from "./state";
+import type { Entry, HardState, KvQuery, LogStart, NodeId, RaftConfig, RaftMessage, Ready, Snapshot } from "./types";
 import { type HeldAnswer, releaseHeld } from "./visible";
 
 /** What survives a crash: the hard state, the latest snapshot, and the log after it. */
@@ -385,7 +386,66 @@ export class RaftServer implements ProcessLogic {
   private handleReady(ctx: ProcessContext): void {
     const v = this.v;
     if (v === null) return;
-    const rd = v.node.ready();
+    // Nothing to persist, send or report (a refresh answered from the tracker): no Ready at all.
+    const rd = v.node.hasReady ? v.node.ready() : null;
+    if (rd !== null) this.persistAndSend(ctx, rd);
+
+    if (rd !== null && rd.snapshot !== null) this.loadSnapshot(ctx, v, rd.snapshot);
+    this.applyCommitted(ctx, v, rd === null ? v.node.commitIndex : rd.commitIndex);
+    this.maybeSnapshot(ctx, v);
+
+    // The tracker lives as long as leadership, from the moment the new leader has applied
+    // an entry of its own term: then it has applied every entry committed before its term
+    // (grants, expiries, checkpoints), and starts from all of it. (Until then it answers
+    // refreshes "try again", and it could not expire anything.) Leases granted later
+    // arrive through onApplied.
+    if (v.node.role === "leader" && v.tracker === null && v.node.termAt(v.lastApplied) === v.node.term) {
+      const events: TrackerEvent[] = [];
+      v.tracker = LeaseTracker.promote(this.config.lease, ctx.now, v.sm.leaseList(), events);
+      this.emitTracker(ctx, events);
+    } else if (v.node.role !== "leader" && v.tracker !== null) {
+      v.tracker = null;
+    }
+
+    const readStates = rd === null ? NONE : rd.readStates;
+    for (let k = 0; k < readStates.length; k++) {
+      const rs = readStates[k] as (typeof readStates)[number];
+      const r = v.reads.get(rs.ctx);
+      if (r === undefined) continue;
+      r.index = rs.index;
+      if (rs.lease === true) ctx.emit({ kind: "lease-read", via: "leader-lease", client: r.client, seq: r.seq, index: rs.index });
+    }
+    // (Guarded: iterating a map, even an empty one, allocates, and this runs on every message.)
+    if (v.reads.size > 0) this.answerReads(ctx, v);
+    if (v.held.length > 0) v.held = releaseHeld(v.held, v.node, ctx.now, (to, r) => this.reply(ctx, to, r));
+
+    if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
+      // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
+      // commit; a retry with the same sequence number is applied at most once.
+      const hint = v.node.redirect;
+      for (const w of v.writes.values()) this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: hint });
+      for (const r of v.reads.values()) this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: false, leaderHint: hint });
+      v.writes.clear();
+      v.reads.clear();
+    }
+    if (v.node.role !== "leader" && v.refreshes.size > 0) {
+      // Not renewed after all: the holder asks the new leader.
+      for (const { to, reply } of v.refreshes.values()) {
+        ctx.send(to, {
+          type: "LeaseRefreshReply",
+          reqId: reply.reqId,
+          name: reply.name,
+          ok: false,
+          reason: "not-leader",
+          leaderHint: v.node.redirect,
+        });
+      }
+      v.refreshes.clear();
+    }
+  }
+
+  /** The first half of handleReady: persist what `rd` holds, report it, and send its messages. */
+  private persistAndSend(ctx: ProcessContext, rd: Ready): void {
     const disk = this.disk;
 
     if (rd.hardState !== null) {
@@ -427,58 +487,6 @@ export class RaftServer implements ProcessLogic {
     for (let k = 0; k < rd.messages.length; k++) {
       const m = rd.messages[k] as (typeof rd.messages)[number];
       ctx.send(m.to, m.msg);
-    }
-
-    if (rd.snapshot !== null) this.loadSnapshot(ctx, v, rd.snapshot);
-    this.applyCommitted(ctx, v, rd.commitIndex);
-    this.maybeSnapshot(ctx, v);
-
-    // The tracker lives as long as leadership, from the moment the new leader has applied
-    // an entry of its own term: then it has applied every entry committed before its term
-    // (grants, expiries, checkpoints), and starts from all of it. (Until then it answers
-    // refreshes "try again", and it could not expire anything.) Leases granted later
-    // arrive through onApplied.
-    if (v.node.role === "leader" && v.tracker === null && v.node.termAt(v.lastApplied) === v.node.term) {
-      const events: TrackerEvent[] = [];
-      v.tracker = LeaseTracker.promote(this.config.lease, ctx.now, v.sm.leaseList(), events);
-      this.emitTracker(ctx, events);
-    } else if (v.node.role !== "leader" && v.tracker !== null) {
-      v.tracker = null;
-    }
-
-    for (let k = 0; k < rd.readStates.length; k++) {
-      const rs = rd.readStates[k] as (typeof rd.readStates)[number];
-      const r = v.reads.get(rs.ctx);
-      if (r === undefined) continue;
-      r.index = rs.index;
-      if (rs.lease === true) ctx.emit({ kind: "lease-read", via: "leader-lease", client: r.client, seq: r.seq, index: rs.index });
-    }
-    // (Guarded: iterating a map, even an empty one, allocates, and this runs on every message.)
-    if (v.reads.size > 0) this.answerReads(ctx, v);
-    if (v.held.length > 0) v.held = releaseHeld(v.held, v.node, ctx.now, (to, r) => this.reply(ctx, to, r));
-
-    if (v.node.role !== "leader" && (v.writes.size > 0 || v.reads.size > 0)) {
-      // Lost leadership: tell waiting clients to look elsewhere. Their writes may still
-      // commit; a retry with the same sequence number is applied at most once.
-      const hint = v.node.redirect;
-      for (const w of v.writes.values()) this.reply(ctx, w.client, { type: "ClientReply", seq: w.seq, ok: false, leaderHint: hint });
-      for (const r of v.reads.values()) this.reply(ctx, r.client, { type: "ClientReply", seq: r.seq, ok: false, leaderHint: hint });
-      v.writes.clear();
-      v.reads.clear();
-    }
-    if (v.node.role !== "leader" && v.refreshes.size > 0) {
-      // Not renewed after all: the holder asks the new leader.
-      for (const { to, reply } of v.refreshes.values()) {
-        ctx.send(to, {
-          type: "LeaseRefreshReply",
-          reqId: reply.reqId,
-          name: reply.name,
-          ok: false,
-          reason: "not-leader",
-          leaderHint: v.node.redirect,
-        });
-      }
-      v.refreshes.clear();
     }
   }
 

@@ -2,7 +2,7 @@
  * The kernel: the event queue, the processes' lifecycle (timers, pauses, crashes, message
  * delivery), the trace, the checkers' hooks and snapshots. What runs on it (the cluster,
  * cluster.ts), the network it sends through (network.ts) and what actions do (actions.ts)
- * are their own modules; Simulation (sim.ts) puts them together.
+ * are their own modules, and so are its data types (kernelTypes.ts); Simulation (sim.ts) puts them together.
  */
 import type { CoreStateMachine } from "../kv/statemachine";
 import type { Disk } from "../raft/server";
@@ -13,65 +13,20 @@ import { type ClockState, localTime, virtualAt } from "./clock";
 import type { SimConfig } from "./config";
 import { EventHeap } from "./heap";
 import type { NemesisState } from "./nemesis";
-import { type NetState, Network } from "./network";
+import { Network } from "./network";
 import type { ProcessContext } from "./process";
+import type { ActionFailure, Envelope, QItem, SimSnapshot, TraceListener } from "./kernelTypes";
 import { ActionRefused, errorMessage } from "./refusal";
-import { Rng, type RngState } from "./rng";
+import { Rng } from "./rng";
 import type { LocalUs, VirtualUs } from "./time";
 import type { DropReason, Payload, ProcEvent, ProcId, SimEvent, TraceEvent } from "./trace";
 import { TraceHasher } from "./traceHash";
-
-/** A message on the wire. Immutable once sent. */
-export interface Envelope {
-  readonly id: number;
-  readonly from: ProcId;
-  readonly to: ProcId;
-  readonly sentAt: VirtualUs;
-  readonly deliverAt: VirtualUs;
-  readonly payload: Payload;
-  /** Decided when sent: lost on the way, or blocked by a partition or cut link. */
-  readonly fate: "ok" | "loss" | "partition" | "cut";
-  readonly dup: boolean;
-}
 
 type MutableContext = { now: number } & ProcessContext;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export type QItem =
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "deliver"; readonly env: Envelope }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "action"; readonly action: Action }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "nemesis" };
-
-export interface SimSnapshot {
-  readonly now: number;
-  readonly seq: number;
-  readonly msgId: number;
-  readonly eventCount: number;
-  readonly handled: number;
-  readonly queue: readonly QItem[];
-  readonly procs: readonly ProcRecord[];
-  readonly net: { readonly state: NetState; readonly rng: RngState };
-  readonly refRng: RngState;
-  readonly nemesis: NemesisState | null;
-  readonly hash: [number, number];
-  readonly checkers: Checkers | null;
-  readonly violations: readonly Violation[];
-  readonly boundsBroken: readonly BoundBroken[];
-  readonly actionFailures: readonly ActionFailure[];
-  readonly halted: boolean;
-  readonly names: Readonly<Record<string, ProcId>>;
-}
-
-export interface ActionFailure {
-  readonly time: number;
-  readonly action: Action;
-  readonly error: string;
-}
-
-export type TraceListener = (e: TraceEvent) => void;
+export type { ActionFailure, Envelope, QItem, SimSnapshot, TraceListener } from "./kernelTypes";
 
 export abstract class Kernel implements CheckerHost {
   readonly config: SimConfig;
@@ -396,20 +351,24 @@ export abstract class Kernel implements CheckerHost {
     this.publish(e as unknown as TraceEvent);
   }
 
-  /**
-   * emit() for the kernel's own frequent events (sends, deliveries, drops), made with their time
-   * and position as the last fields (where emit() would add them): stamping them then writes
-   * fields instead of adding two to the object on every message.
-   */
-  protected emitStamped(e: TraceEvent): void {
-    const m = e as { t: number; n: number };
-    m.t = this._now;
-    m.n = this.eventCount++;
-    this.publish(e);
-  }
-
   protected publish(e: TraceEvent): void {
     if (this.config.hashTrace) this.hasher.add(e);
+    this.fanOut(e);
+  }
+
+  /*
+   * The kernel's own frequent events (sends, deliveries (here), drops) are made with their time and
+   * position as their last fields (where emit() would add them), so each kind keeps one shape,
+   * and are hashed through the hasher's entry point for their kind (see TraceHasher.addSend).
+   */
+  protected emitDeliver(env: Envelope): void {
+    const e = { kind: "deliver" as const, id: env.id, from: env.from, to: env.to, t: this._now, n: this.eventCount++ };
+    if (this.config.hashTrace) this.hasher.addDeliver(e);
+    this.fanOut(e);
+  }
+
+  /** What publish() does after hashing: the step's list, the listeners, the checkers. */
+  protected fanOut(e: TraceEvent): void {
     if (this.stepEvents !== null) this.stepEvents.push(e);
     for (const l of this.listeners) l(e);
     // Last: a violation the checkers find in `e` is published from inside this call, and must
@@ -546,13 +505,17 @@ export abstract class Kernel implements CheckerHost {
         fate: blocked ?? (lost ? "loss" : "ok"),
         dup: i > 0,
       };
-      this.emitStamped({ kind: "send", id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: 0, n: 0 });
+      const e = { kind: "send" as const, id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: this._now, n: this.eventCount++ };
+      if (this.config.hashTrace) this.hasher.addSend(e);
+      this.fanOut(e);
       this.push({ type: "deliver", at: env.deliverAt, env, seq: 0 });
     }
   }
 
   protected drop(env: Envelope, reason: DropReason): void {
-    this.emitStamped({ kind: "drop", id: env.id, from: env.from, to: env.to, reason, t: 0, n: 0 });
+    const e = { kind: "drop" as const, id: env.id, from: env.from, to: env.to, reason, t: this._now, n: this.eventCount++ };
+    if (this.config.hashTrace) this.hasher.addDrop(e);
+    this.fanOut(e);
   }
 
   protected deliver(env: Envelope): void {
@@ -570,7 +533,7 @@ export abstract class Kernel implements CheckerHost {
       p.inbox.push({ env, at: this._now });
       return;
     }
-    this.emitStamped({ kind: "deliver", id: env.id, from: env.from, to: env.to, t: 0, n: 0 });
+    this.emitDeliver(env);
     this.runMessage(p, env);
   }
 
@@ -606,7 +569,7 @@ export abstract class Kernel implements CheckerHost {
       }
       if (next === undefined) break;
       inbox.shift();
-      this.emitStamped({ kind: "deliver", id: next.env.id, from: next.env.from, to: next.env.to, t: 0, n: 0 });
+      this.emitDeliver(next.env);
       this.runMessage(p, next.env);
     }
     this.rearm(p);

@@ -19,10 +19,29 @@ interface SendMark {
   readonly local: number;
   readonly t: number;
   readonly nodes: readonly number[];
+  /** The holder's previous mark (the marks form a list, newest first, never changed: snapshots share it). */
+  readonly prev: SendMark | null;
+  /** How many marks this list holds, this one included. */
+  readonly depth: number;
 }
 
 /** Requests remembered per holder, to find the one a belief is timed from. */
 const SEND_MARKS_LIMIT = 64;
+
+/**
+ * The newest SEND_MARKS_LIMIT marks of `top` as a list of their own, so the old ones can go:
+ * done once the list is twice that long, so a send costs one mark and no copy on average.
+ */
+function trimMarks(top: SendMark): SendMark {
+  const newest: SendMark[] = [];
+  for (let m: SendMark | null = top; m !== null && newest.length < SEND_MARKS_LIMIT; m = m.prev) newest.push(m);
+  let out: SendMark | null = null;
+  for (let i = newest.length - 1; i >= 0; i--) {
+    const m = newest[i] as SendMark;
+    out = { local: m.local, t: m.t, nodes: m.nodes, prev: out, depth: out === null ? 1 : out.depth + 1 };
+  }
+  return out as SendMark;
+}
 
 interface LeaseCheckState {
   /** Per node and lease name: the committed holder and token as that node applied them. */
@@ -37,8 +56,8 @@ interface LeaseCheckState {
   crashedHolders: Set<ProcId>;
   /** Per holder: the lease it believes it holds, while its statechart is in holding. */
   beliefs: Map<ProcId, Belief>;
-  /** Per holder: its recent grant and refresh requests (each array is never changed in place). */
-  sendMarks: Map<ProcId, readonly SendMark[]>;
+  /** Per holder: its recent grant and refresh requests, newest first (a list never changed in place). */
+  sendMarks: Map<ProcId, SendMark>;
   /** Per lease name: the leader that last decided to expire it (proposed an Expire). */
   expiryDecidedBy: Map<string, NodeId>;
   /**
@@ -204,12 +223,13 @@ export class LeaseChecker {
   /** A holder sent a grant or a refresh: remember its clock and every node's, to judge a late belief by. */
   markSend(holder: ProcId): void {
     const local = this.host.localNow(holder);
-    const marks = this.s.sendMarks.get(holder) ?? [];
-    const last = marks[marks.length - 1];
-    if (last !== undefined && last.local === local) return;
-    const mark: SendMark = { local, t: this.host.now, nodes: this.host.nodeIds.map((id) => this.host.localNow(id)) };
-    const kept = marks.length >= SEND_MARKS_LIMIT ? marks.slice(marks.length - SEND_MARKS_LIMIT + 1) : marks;
-    this.s.sendMarks.set(holder, [...kept, mark]);
+    const last = this.s.sendMarks.get(holder) ?? null;
+    if (last !== null && last.local === local) return;
+    const nodeIds = this.host.nodeIds;
+    const nodes = new Array<number>(nodeIds.length);
+    for (let i = 0; i < nodeIds.length; i++) nodes[i] = this.host.localNow(nodeIds[i] as ProcId);
+    const mark: SendMark = { local, t: this.host.now, nodes, prev: last, depth: last === null ? 1 : last.depth + 1 };
+    this.s.sendMarks.set(holder, mark.depth >= 2 * SEND_MARKS_LIMIT ? trimMarks(mark) : mark);
   }
 
   /**
@@ -253,7 +273,10 @@ export class LeaseChecker {
     const marks = this.s.sendMarks.get(holder);
     const li = this.host.nodeIds.indexOf(leader);
     if (timing === null || marks === undefined || li < 0) return null;
-    const mark = marks.find((m) => m.local === timing.sentAtUs);
+    // The oldest of the newest SEND_MARKS_LIMIT marks sent at that local time.
+    let mark: SendMark | undefined;
+    let seen = 0;
+    for (let m: SendMark | null = marks; m !== null && seen < SEND_MARKS_LIMIT; m = m.prev, seen++) if (m.local === timing.sentAtUs) mark = m;
     if (mark === undefined) return null;
     const holderUs = this.host.localNow(holder) - mark.local;
     const leaderUs = this.host.localNow(leader) - (mark.nodes[li] as number);
