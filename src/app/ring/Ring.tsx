@@ -81,6 +81,7 @@ function RingCanvas() {
             const seen = entries.some((e) => e.isIntersecting);
             if (seen === onScreen) return;
             onScreen = seen;
+            drawing.setOnScreen(seen);
             if (seen) draw(lab.getState());
           });
     visibility?.observe(svg);

@@ -5,11 +5,11 @@
  */
 import type * as d3 from "d3-selection";
 import type { HolderView, InspectTarget, SimView, StorageView } from "../../worker/protocol";
-import { changed, type G, setText } from "../draw/dom";
+import { changed, type G, setAttr } from "../draw/dom";
 import { OKABE_ITO, textOn } from "../theme";
 import { holderLabel, holderStateWord, type Place, pausedText, type RingLayout, storageLabel } from "./geometry";
 import { textSize } from "./labels";
-import { isSelected, type RingLayer, type RingMarks } from "./layer";
+import { isSelected, type RingLayer, type RingMarks, setClass, setWords } from "./layer";
 import { asButton } from "./ringPointer";
 
 /** Holder state colours; the state is always written in the box too. */
@@ -68,7 +68,8 @@ export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) =>
         g.append("text").attr("class", "status").attr("aria-hidden", "true");
         return g;
       });
-    gHolders.classed("compact", L.compactHolders);
+    const gh = gHolders.node();
+    if (gh !== null) setClass(gh, "compact", L.compactHolders);
     const pad = (sel: d3.Selection<SVGRectElement, HolderDatum, SVGGElement, unknown>, k: number): void => {
       sel
         .attr("x", -w / 2 - k)
@@ -104,14 +105,14 @@ export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) =>
       .attr("y", top + hh * 0.27)
       .attr("fill", fg)
       .each(function (d) {
-        setText(this, d.h.status === "down" ? `✕ ${d.id}` : d.id);
+        setWords(this, d.h.status === "down" ? `✕ ${d.id}` : d.id);
       });
     upd
       .select<SVGTextElement>(".holder-state")
       .attr("y", top + hh * 0.56)
       .attr("fill", fg)
       .each(function (d) {
-        setText(this, d.word);
+        setWords(this, d.word);
         // Long words ("requesting") are squeezed into narrow boxes rather than spilling into the next one.
         if (textSize(d.word, L.compactHolders ? 9.3 : 13).w > w - 6) {
           this.setAttribute("textLength", String(w - 8));
@@ -125,14 +126,14 @@ export function createHolderLayer(gHolders: Group, select: (t: InspectTarget) =>
       .attr("y", top + hh * 0.84)
       .attr("fill", fg)
       .each(function (d) {
-        setText(this, d.h.token === null ? "no token" : `token ${d.h.token}`);
+        setWords(this, d.h.token === null ? "no token" : `token ${d.h.token}`);
       });
     upd.select(".status").attr("y", hh / 2 + 12);
   }
 
   function frameHolders(now: number): void {
     holderStatus.each(function (d) {
-      setText(this, d.h.status === "paused" ? pausedText(d.h.pausedUntil, now) : "");
+      setWords(this, d.h.status === "paused" ? pausedText(d.h.pausedUntil, now) : "");
     });
   }
 
@@ -177,34 +178,36 @@ export function createStorageLayer(gStorage: Group, select: (t: InspectTarget) =
         return g;
       });
     if (p === undefined) return;
-    storageSel
-      .attr("transform", `translate(${p.x},${p.y})`)
-      .attr("aria-label", (d) => storageLabel(d))
-      .classed("is-down", (d) => d.status === "down")
-      .classed("is-paused", (d) => d.status === "paused")
-      .classed("is-selected", isSelected(marks, "storage"))
-      .classed("is-highlighted", (d) => marks.highlight.includes(d.id))
-      .classed("fencing-off", (d) => !d.fencing);
+    // Written only where something changed: the storage is redrawn with every view.
+    storageSel.each(function (d) {
+      setAttr(this, "transform", `translate(${p.x},${p.y})`);
+      setAttr(this, "aria-label", storageLabel(d));
+      setClass(this, "is-down", d.status === "down");
+      setClass(this, "is-paused", d.status === "paused");
+      setClass(this, "is-selected", isSelected(marks, "storage"));
+      setClass(this, "is-highlighted", marks.highlight.includes(d.id));
+      setClass(this, "fencing-off", !d.fencing);
+    });
     storageSel.select<SVGTextElement>(".storage-id").each(function (d) {
-      setText(this, d.status === "down" ? `✕ ${d.id}` : d.id);
+      setWords(this, d.status === "down" ? `✕ ${d.id}` : d.id);
     });
     storageSel.select<SVGTextElement>(".fencing").each(function (d) {
-      setText(this, d.fencing ? "✓ fencing on" : "✕ fencing off");
+      setWords(this, d.fencing ? "✓ fencing on" : "✕ fencing off");
     });
     storageSel.select<SVGTSpanElement>(".ok-count").each(function (d) {
-      setText(this, `${d.accepted} ok`);
+      setWords(this, `${d.accepted} ok`);
     });
     storageSel
       .select<SVGTSpanElement>(".rejected-count")
-      .classed("rejected-some", (d) => d.rejected > 0)
       .each(function (d) {
-        setText(this, `${d.rejected > 0 ? "⊘ " : ""}${d.rejected} rejected`);
+        setClass(this, "rejected-some", d.rejected > 0);
+        setWords(this, `${d.rejected > 0 ? "⊘ " : ""}${d.rejected} rejected`);
       });
   }
 
   function frameStorage(now: number): void {
     storageSel.select<SVGTextElement>(".status").each(function (d) {
-      setText(this, d.status === "paused" ? pausedText(null, now) : d.status === "down" ? "down" : "");
+      setWords(this, d.status === "paused" ? pausedText(null, now) : d.status === "down" ? "down" : "");
     });
   }
 

@@ -39,3 +39,19 @@ export interface RingLayer {
    */
   frame(v: SimView, now: number, clocks: boolean, board?: Box[]): void;
 }
+
+/** Adds or removes a class, writing only when that changes something (classList.remove of an absent class still writes the attribute). */
+export function setClass(el: Element, name: string, on: boolean): void {
+  if (el.classList.contains(name) !== on) el.classList.toggle(name, on);
+}
+
+/**
+ * Sets an element's text, unless it already says that: in place, in its one text node, when it has one (a new
+ * text node each time would be two more changes to the page for every label that changes).
+ */
+export function setWords(el: Element, s: string): void {
+  const t = el.firstChild;
+  if (t !== null && t.nodeType === 3 && t.nextSibling === null) {
+    if ((t as Text).data !== s) (t as Text).data = s;
+  } else if (el.textContent !== s) el.textContent = s;
+}

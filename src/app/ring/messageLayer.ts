@@ -3,13 +3,13 @@
  * its send and delivery times (geometry.ts: messageTravel), or stacked at a paused
  * receiver; a drop is a ✕ on the link that fades out, with words for the newest few.
  */
-import type * as d3 from "d3-selection";
+import * as d3 from "d3-selection";
 import type { DropView, MessageView, SimView } from "../../worker/protocol";
-import { changed, type G, setText } from "../draw/dom";
+import { changed, type G, setAttr } from "../draw/dom";
 import { inLeaseStory, messageColor, messageKind } from "../theme";
 import { dropOpacity, dropT, dropText, labelledMessages, messageTravel, type Pt, queuedPosition, queueIndexes, type RingLayout } from "./geometry";
 import { type Box, type LabelWish, leaderEnd, placeRingLabels, textBox } from "./labels";
-import { isSelected, NO_MARKS, type RingLayer, type RingMarks } from "./layer";
+import { isSelected, NO_MARKS, type RingLayer, type RingMarks, setClass, setWords } from "./layer";
 import { messageRoute, type Route, routeAt } from "./routes";
 import { asMessageTarget, type MessagePointer } from "./ringPointer";
 
@@ -33,6 +33,10 @@ interface DropDatum {
   readonly words: string;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+/** At most this many elements of delivered messages are kept for reuse. */
+const MAX_SPARES = 400;
+
 /** Drops get words ("append lost") only while there are at most this many. */
 const DROP_WORDS_UP_TO = 12;
 
@@ -40,8 +44,7 @@ type Group = d3.Selection<SVGGElement, unknown, null, undefined>;
 
 /** A label where placeRingLabels put it, or hidden ("no-room") when it found no spot; attributes only written when they change. */
 function showPlaced(el: SVGTextElement, p: { readonly dx: number; readonly dy: number } | undefined): void {
-  const hide = p === undefined;
-  if (el.classList.contains("no-room") !== hide) el.classList.toggle("no-room", hide);
+  setClass(el, "no-room", p === undefined);
   if (p === undefined) return;
   const x = p.dx.toFixed(1);
   const y = p.dy.toFixed(1);
@@ -63,20 +66,64 @@ export function leaseProcesses(v: Pick<SimView, "holders" | "storage">): Readonl
   return out;
 }
 
-/** A box round every dot drawn at `now` (the labels keep off them too). */
-function dotBoxes(data: readonly MessageDatum[], now: number): Box[] {
-  const r = 6.5;
-  return data.map((d) => {
-    const p = d.q ?? routeAt(d.route, messageTravel(d.m, now).t);
-    return { x: p.x - r, y: p.y - r, w: 2 * r, h: 2 * r };
-  });
+/** Half the side of the box round a dot (the labels keep off the dots too). */
+const DOT_R = 6.5;
+
+/** Where each message element was last put: tenths of a unit and hundredths of opacity. */
+interface Placed {
+  x: number;
+  y: number;
+  o: number;
+}
+const placedAt = new WeakMap<Element, Placed>();
+
+/** Moves a message's element, writing only what changed at the precision drawn (a tenth of a unit, a hundredth of opacity), with no string made for a frame that changes nothing. */
+function place(el: Element, x: number, y: number, opacity: number): void {
+  const xi = Math.round(x * 10);
+  const yi = Math.round(y * 10);
+  const oi = Math.round(opacity * 100);
+  let p = placedAt.get(el);
+  if (p === undefined) {
+    p = { x: Number.NaN, y: Number.NaN, o: Number.NaN };
+    placedAt.set(el, p);
+  }
+  if (p.x !== xi || p.y !== yi) {
+    p.x = xi;
+    p.y = yi;
+    setAttr(el, "transform", `translate(${(xi / 10).toFixed(1)},${(yi / 10).toFixed(1)})`);
+  }
+  if (p.o !== oi) {
+    p.o = oi;
+    setAttr(el, "opacity", (oi / 100).toFixed(2));
+  }
+}
+
+/** A message's element with its parts, not yet in the page (its handlers read the datum bound when an event comes). */
+function makeMessage(pointer: MessagePointer): SVGGElement {
+  const g = d3.select(document.createElementNS(SVG_NS, "g")).attr("class", "msg") as unknown as G<MessageDatum>;
+  asMessageTarget(g, pointer);
+  g.append("line").attr("class", "leader");
+  g.append("circle").attr("class", "hit").attr("r", 12);
+  g.append("circle").attr("class", "foc").attr("r", 10.5);
+  g.append("circle").attr("class", "sel").attr("r", 9);
+  g.append("circle").attr("class", "dot").attr("r", 5.5);
+  g.append("text").attr("class", "stop").attr("y", 1).text("✕");
+  g.append("text").attr("class", "mlabel").attr("x", 8).attr("y", -8);
+  g.append("title");
+  return g.node() as SVGGElement;
 }
 
 /** `on`: what clicking and pointing at a message do (a message leaving clears only the focus the last view had). */
 export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focused">): RingLayer {
   let msgSel: G<MessageDatum> = gMsgs.selectAll<SVGGElement, MessageDatum>("g.msg");
+  // The parts the animation frames touch, picked once per view.
+  let leaders = msgSel.select<SVGLineElement>(".leader");
+  let labels = msgSel.select<SVGTextElement>(".mlabel");
   let drawnWith: RingMarks = NO_MARKS;
   const pointer: MessagePointer = { ...on, focused: () => drawnWith.focus };
+  /** Elements of delivered messages, kept (out of the page) for the next ones sent. */
+  const spares: SVGGElement[] = [];
+
 
   function drawMessages(v: SimView, L: RingLayout, marks: RingMarks): void {
     const shown = shownMessages(v, marks);
@@ -104,44 +151,48 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
     msgSel = gMsgs
       .selectAll<SVGGElement, MessageDatum>("g.msg")
       .data(data, (d) => d.id)
-      .join((enter) => {
-        const g = enter.append("g").attr("class", "msg");
-        asMessageTarget(g, pointer);
-        g.append("line").attr("class", "leader");
-        g.append("circle").attr("class", "hit").attr("r", 12);
-        g.append("circle").attr("class", "foc").attr("r", 10.5);
-        g.append("circle").attr("class", "sel").attr("r", 9);
-        g.append("circle").attr("class", "dot").attr("r", 5.5);
-        g.append("text").attr("class", "stop").attr("y", 1).text("✕");
-        g.append("text").attr("class", "mlabel").attr("x", 8).attr("y", -8);
-        g.append("title");
-        return g;
-      });
+      .join(
+        // A message that arrives takes the element of one delivered earlier (its parts, handlers and, when it looks
+        // the same, its drawing): only the first messages in flight make elements.
+        (enter) => enter.append(() => spares.pop() ?? makeMessage(pointer)),
+        (update) => update,
+        (exit) =>
+          exit.each(function () {
+            this.remove();
+            if (spares.length < MAX_SPARES) spares.push(this);
+          }),
+      );
+    leaders = msgSel.select<SVGLineElement>(".leader");
+    labels = msgSel.select<SVGTextElement>(".mlabel");
     // Message ids restart with each run, so the key covers everything drawn from the message itself.
     const upd = changed(
       msgSel,
       (d) =>
         `${d.label}|${d.m.label}|${d.m.from}>${d.m.to}|${d.m.fate}|${d.m.dup}|${d.m.detail}|${d.m.queued}|${d.q?.x},${d.q?.y}|${isSelected(marks, "message", d.id)}|${marks.focus === d.id}`,
     );
-    upd
-      .classed("is-queued", (d) => d.q !== null)
-      .classed("is-dup", (d) => d.m.dup)
-      .classed("is-selected", (d) => isSelected(marks, "message", d.id))
-      .classed("is-focus", (d) => marks.focus === d.id);
-    upd.select(".dot").attr("fill", (d) => messageColor(d.m.label));
+    upd.each(function (d) {
+      setClass(this, "is-queued", d.q !== null);
+      setClass(this, "is-dup", d.m.dup);
+      setClass(this, "is-selected", isSelected(marks, "message", d.id));
+      setClass(this, "is-focus", marks.focus === d.id);
+    });
+    upd.select<SVGCircleElement>(".dot").each(function (d) {
+      setAttr(this, "fill", messageColor(d.m.label));
+    });
     upd.select<SVGTextElement>(".mlabel").each(function (d) {
-      setText(this, d.label);
+      setWords(this, d.label);
     });
     upd.select<SVGTitleElement>("title").each(function (d) {
       const m = d.m;
       const fate = m.fate === "ok" ? "" : m.fate === "loss" ? " (will be lost)" : ` (blocked: ${m.fate})`;
       const extra = `${m.dup ? " (duplicate)" : ""}${m.queued ? " (waiting at a paused process)" : ""}`;
-      setText(this, `${m.label} ${m.from} → ${m.to}${fate}${extra}: ${m.detail}. Click to inspect.`);
+      setWords(this, `${m.label} ${m.from} → ${m.to}${fate}${extra}: ${m.detail}. Click to inspect.`);
     });
   }
 
   function frameMessages(now: number, board: Box[]): void {
     const wishes: LabelWish[] = [];
+    const dots: Box[] = [];
     msgSel.each(function (d) {
       let x: number;
       let y: number;
@@ -158,19 +209,15 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
         opacity = tr.opacity;
         stopped = tr.stopped;
       }
-      const t = `translate(${x.toFixed(1)},${y.toFixed(1)})`;
-      if (this.getAttribute("transform") !== t) this.setAttribute("transform", t);
-      const o = opacity.toFixed(2);
-      if (this.getAttribute("opacity") !== o) this.setAttribute("opacity", o);
-      const stopClass = this.classList.contains("is-stopped");
-      if (stopClass !== stopped) this.classList.toggle("is-stopped", stopped);
+      place(this, x, y, opacity);
+      setClass(this, "is-stopped", stopped);
+      dots.push({ x: x - DOT_R, y: y - DOT_R, w: 2 * DOT_R, h: 2 * DOT_R });
       if (d.label !== "") wishes.push({ id: d.id, at: { x, y }, text: d.label, priority: d.priority, font: d.priority === 3 ? 14.5 : undefined });
     });
     // Labels go where they cover nothing, other dots included (labels.ts); one with no free spot is left out, its dot stays.
-    const dots = dotBoxes(msgSel.data(), now);
     const placed = placeRingLabels(wishes, [...board, ...dots]);
     for (const p of placed.values()) board.push(p.box);
-    msgSel.select<SVGLineElement>(".leader").each(function (d) {
+    leaders.each(function (d) {
       const p = placed.get(d.id);
       const end = p === undefined ? null : leaderEnd(p);
       const x2 = end === null ? "0" : end.x.toFixed(1);
@@ -178,7 +225,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       if (this.getAttribute("x2") !== x2) this.setAttribute("x2", x2);
       if (this.getAttribute("y2") !== y2) this.setAttribute("y2", y2);
     });
-    msgSel.select<SVGTextElement>(".mlabel").each(function (d) {
+    labels.each(function (d) {
       showPlaced(this, placed.get(d.id));
     });
   }
@@ -231,7 +278,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
       if (this.getAttribute("transform") !== v) this.setAttribute("transform", v);
     });
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
-      setText(this, d.words);
+      setWords(this, d.words);
     });
   }
 

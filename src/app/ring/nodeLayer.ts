@@ -7,11 +7,11 @@ import { localTime } from "../../core/sim/clock";
 import type * as d3 from "d3-selection";
 import { arc as d3Arc } from "d3-shape";
 import type { InspectTarget, NodeView, SimView } from "../../worker/protocol";
-import { changed, type G, setText } from "../draw/dom";
+import { changed, type G } from "../draw/dom";
 import { nodeLabel, nodeState } from "../format";
 import { type NodeState, ROLE_COLOR, ROLE_GLYPH, textOn } from "../theme";
 import { clockText, driftText, type Place, pausedText, type RingLayout, timerFraction } from "./geometry";
-import { isSelected, type RingLayer, type RingMarks } from "./layer";
+import { isSelected, type RingLayer, type RingMarks, setWords } from "./layer";
 import { leaseLeft, readsAnchor, readsLines, servingLocally } from "./readsWords";
 import { asButton } from "./ringPointer";
 import "./readsRing.css";
@@ -120,21 +120,21 @@ function paintNodes(upd: G<NodeDatum>, v: SimView, sel: RingMarks): void {
     .attr("y", -13)
     .attr("fill", fg)
     .each(function (d) {
-      setText(this, ROLE_GLYPH[d.state]);
+      setWords(this, ROLE_GLYPH[d.state]);
     });
   upd
     .select<SVGTextElement>(".node-id")
     .attr("y", 3)
     .attr("fill", fg)
     .each(function (d) {
-      setText(this, d.id);
+      setWords(this, d.id);
     });
   upd
     .select<SVGTextElement>(".node-term")
     .attr("y", 19)
     .attr("fill", fg)
     .each(function (d) {
-      setText(this, `T${d.n.term}`);
+      setWords(this, `T${d.n.term}`);
     });
   upd.select(".status").attr("y", (d) => d.r + 21);
   // Below the status line when there is one (down, paused, not a member).
@@ -144,7 +144,7 @@ function paintNodes(upd: G<NodeDatum>, v: SimView, sel: RingMarks): void {
     .select<SVGTextElement>(".drift")
     .attr("y", (d) => d.r + (hasStatus(d) ? 53 : 37))
     .each(function (d) {
-      setText(this, driftText(d.n.driftPpm));
+      setWords(this, driftText(d.n.driftPpm));
     });
   upd
     .select<SVGGElement>("g.votes")
@@ -167,7 +167,7 @@ function paintReads(upd: G<NodeDatum>): void {
     .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", below)
     .each(function (d) {
-      setText(this, d.reads[0] ?? "");
+      setWords(this, d.reads[0] ?? "");
     });
   upd
     .select<SVGTextElement>(".reads-b")
@@ -175,7 +175,7 @@ function paintReads(upd: G<NodeDatum>): void {
     .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", (d) => below(d) + 16)
     .each(function (d) {
-      setText(this, d.reads[1] ?? "");
+      setWords(this, d.reads[1] ?? "");
     });
   upd
     .select<SVGTextElement>(".reads-c")
@@ -183,7 +183,7 @@ function paintReads(upd: G<NodeDatum>): void {
     .style("text-anchor", (d) => d.readsAt.anchor)
     .attr("y", (d) => below(d) + 32)
     .each(function (d) {
-      setText(this, d.reads[2] ?? "");
+      setWords(this, d.reads[2] ?? "");
     });
   upd.select(".reads-flash").attr("r", (d) => d.r + 17);
   upd.select(".reads-icon").attr("d", (d) => {
@@ -238,7 +238,7 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
         if (this.getAttribute("d") !== path) this.setAttribute("d", path);
       });
       nodeStatus.each(function (d) {
-        setText(
+        setWords(
           this,
           d.n.status === "down" ? "✕ down" : d.n.status === "paused" ? pausedText(d.n.pausedUntil, now) : d.n.member ? "" : "not a member",
         );
@@ -247,7 +247,7 @@ export function createNodeLayer(gNodes: d3.Selection<SVGGElement, unknown, null,
       if (!clocks) return;
       nodeClocks.each(function (d) {
         // A paused process's clock keeps running (it is the world's clock it reads); a down one's too.
-        setText(this, clockText(localTime(d.n.clock, now)));
+        setWords(this, clockText(localTime(d.n.clock, now)));
       });
     },
   };

@@ -38,6 +38,8 @@ export interface RingCallbacks {
 
 export interface RingDrawing {
   update(view: SimView, receivedAtMs: number, marks?: RingMarks): void;
+  /** Whether the drawing is on screen: off screen nothing moves between views (the panel redraws it now and then). */
+  setOnScreen(seen: boolean): void;
   destroy(): void;
 }
 
@@ -100,6 +102,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
   let layout: RingLayout | null = null;
   let layoutK = "";
   let destroyed = false;
+  let onScreen = true;
 
   /** Draws the moving parts at the display time; `clocks` also redraws the clock readings (once per view). */
   function frame(perfNow: number, clocks: boolean): void {
@@ -111,7 +114,7 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
   }
 
   function wantLoop(): boolean {
-    return !destroyed && view !== null && view.playing && document.visibilityState === "visible";
+    return !destroyed && onScreen && view?.playing === true && document.visibilityState === "visible";
   }
 
   const frames = createFrames((t) => {
@@ -156,6 +159,11 @@ export function createRingDrawing(svg: SVGSVGElement, callbacks: RingCallbacks):
       for (const l of layers) l.draw(v, L, m);
       caption.text(networkCaption(v.network));
       frame(performance.now(), true);
+      schedule();
+    },
+    setOnScreen(seen: boolean): void {
+      if (seen === onScreen) return;
+      onScreen = seen;
       schedule();
     },
     destroy(): void {
