@@ -9,8 +9,8 @@ import type { EntryKind, EventCategory } from "./protocol";
 import { driftWords, holderChangeDetail, holderChangeText } from "./holderWords";
 
 /**
- * A message's short label alone ("append", "vote", "refresh"): describeMessage's label, with no
- * detail built. The journal labels every message sent with it, so it must not allocate.
+ * A message's short label alone ("append", "vote", "refresh"), with no detail built (the
+ * label describeMessage gives). The journal labels every message sent with it, so it must not allocate.
  */
 export function messageLabel(p: Payload): string {
   switch (p.type) {
@@ -46,69 +46,56 @@ export function messageLabel(p: Payload): string {
   }
 }
 
-/** A short label ("append", "vote", "refresh") and one line of detail for a message. */
+/** A short label ("append", "vote", "refresh": messageLabel) and one line of detail for a message. */
 export function describeMessage(p: Payload): { label: string; detail: string } {
+  return { label: messageLabel(p), detail: messageDetail(p) };
+}
+
+/** One line of detail for a message. */
+function messageDetail(p: Payload): string {
   switch (p.type) {
     case "RequestVote":
-      return {
-        label: p.preVote ? "pre-vote" : "vote",
-        detail: `${p.preVote ? "PreVote" : "RequestVote"} for term ${p.term}, last log ${p.lastLogIndex} (term ${p.lastLogTerm})${p.transfer ? ", asked to take over by the leader" : ""}`,
-      };
+      return `${p.preVote ? "PreVote" : "RequestVote"} for term ${p.term}, last log ${p.lastLogIndex} (term ${p.lastLogTerm})${p.transfer ? ", asked to take over by the leader" : ""}`;
     case "TimeoutNow":
-      return { label: "timeout now", detail: `TimeoutNow, term ${p.term}: take over leadership and start an election at once` };
+      return `TimeoutNow, term ${p.term}: take over leadership and start an election at once`;
     case "RequestVoteResp":
-      return {
-        label: p.preVote ? "pre-vote reply" : "vote reply",
-        detail: `${p.granted ? "granted" : "refused"} ${p.preVote ? "pre-vote" : "vote"}, term ${p.term}`,
-      };
+      return `${p.granted ? "granted" : "refused"} ${p.preVote ? "pre-vote" : "vote"}, term ${p.term}`;
     case "AppendEntries": {
       const n = p.entries.length;
-      return {
-        label: n === 0 ? "heartbeat" : "append",
-        detail:
-          n === 0
-            ? `heartbeat, term ${p.term}, commit ${p.leaderCommit}`
-            : `AppendEntries term ${p.term}: ${n} entr${n === 1 ? "y" : "ies"} after ${p.prevLogIndex} (term ${p.prevLogTerm}), commit ${p.leaderCommit}`,
-      };
+      return n === 0
+        ? `heartbeat, term ${p.term}, commit ${p.leaderCommit}`
+        : `AppendEntries term ${p.term}: ${n} entr${n === 1 ? "y" : "ies"} after ${p.prevLogIndex} (term ${p.prevLogTerm}), commit ${p.leaderCommit}`;
     }
     case "InstallSnapshot":
-      return {
-        label: "snapshot",
-        detail: `InstallSnapshot term ${p.term}: state up to ${p.snapshot.index} (term ${p.snapshot.term}), in one message`,
-      };
+      return `InstallSnapshot term ${p.term}: state up to ${p.snapshot.index} (term ${p.snapshot.term}), in one message`;
     case "AppendEntriesResp":
-      return {
-        label: "append reply",
-        detail: p.success ? `ok, matches up to ${p.matchIndex}, term ${p.term}` : `rejected at ${p.rejectIndex}, term ${p.term}`,
-      };
+      return p.success ? `ok, matches up to ${p.matchIndex}, term ${p.term}` : `rejected at ${p.rejectIndex}, term ${p.term}`;
     case "ClientWrite": {
       const op = p.op;
-      if (op.type === "grant") return { label: "acquire", detail: `${p.clientId} asks for lease ${op.name} (TTL ${op.ttlMs} ms)` };
-      if (op.type === "revoke") return { label: "release", detail: `${p.clientId} releases lease ${op.name} (token ${op.token})` };
-      return { label: op.type, detail: `${p.clientId} #${p.seq}: ${op.type} ${op.key}` };
+      if (op.type === "grant") return `${p.clientId} asks for lease ${op.name} (TTL ${op.ttlMs} ms)`;
+      if (op.type === "revoke") return `${p.clientId} releases lease ${op.name} (token ${op.token})`;
+      return `${p.clientId} #${p.seq}: ${op.type} ${op.key}`;
     }
     case "ClientRead":
-      return { label: "read", detail: `${p.clientId} #${p.seq}: ${p.query.type}` };
+      return `${p.clientId} #${p.seq}: ${p.query.type}`;
     case "ClientReply": {
-      if (!p.ok) return { label: "not leader", detail: `not the leader${p.leaderHint ? `; try ${p.leaderHint}` : ""}` };
+      if (!p.ok) return `not the leader${p.leaderHint ? `; try ${p.leaderHint}` : ""}`;
       const r = p.result;
-      if (r.kind === "granted") return { label: "granted", detail: `lease ${r.name} granted, token ${r.token}, TTL ${r.ttlMs} ms` };
-      if (r.kind === "denied") return { label: "denied", detail: `lease ${r.name} denied: ${r.reason}${r.holder ? ` (held by ${r.holder})` : ""}` };
-      if (r.kind === "revoked") return { label: "released", detail: `lease ${r.name} released (token ${r.token})` };
-      return { label: "reply", detail: `reply to #${p.seq}` };
+      if (r.kind === "granted") return `lease ${r.name} granted, token ${r.token}, TTL ${r.ttlMs} ms`;
+      if (r.kind === "denied") return `lease ${r.name} denied: ${r.reason}${r.holder ? ` (held by ${r.holder})` : ""}`;
+      if (r.kind === "revoked") return `lease ${r.name} released (token ${r.token})`;
+      return `reply to #${p.seq}`;
     }
     case "LeaseRefresh":
-      return { label: "refresh", detail: `${p.holder} refreshes ${p.name} (token ${p.token})` };
+      return `${p.holder} refreshes ${p.name} (token ${p.token})`;
     case "LeaseRefreshReply":
       return p.ok
-        ? { label: "refreshed", detail: `${p.name} refreshed for ${p.ttlMs} ms` }
-        : { label: "refresh refused", detail: `${p.name} refresh refused: ${p.reason}${p.leaderHint ? `; leader is ${p.leaderHint}` : ""}` };
+        ? `${p.name} refreshed for ${p.ttlMs} ms`
+        : `${p.name} refresh refused: ${p.reason}${p.leaderHint ? `; leader is ${p.leaderHint}` : ""}`;
     case "StorageWrite":
-      return { label: "write", detail: `${p.holder} writes ${p.resource} with token ${p.token}` };
+      return `${p.holder} writes ${p.resource} with token ${p.token}`;
     case "StorageReply":
-      return p.accepted
-        ? { label: "write ok", detail: `write to ${p.resource} accepted` }
-        : { label: "write rejected", detail: `write to ${p.resource} rejected: storage has seen token ${p.highest}` };
+      return p.accepted ? `write to ${p.resource} accepted` : `write to ${p.resource} rejected: storage has seen token ${p.highest}`;
   }
 }
 
