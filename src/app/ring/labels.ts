@@ -52,6 +52,8 @@ export interface PlacedLabel {
 
 /** Labels of at least this priority may sit farther from their dot (lease and storage messages, the focused one). */
 export const FAR_FROM = 1;
+/** Labels of at least this priority also try every spot near their dot before being left out (lease and storage messages, the focused one). */
+export const NEARBY_FROM = 2;
 
 /** The point of a placed label's box nearest its dot (relative to the dot), for a leader line; null when it is close. */
 export function leaderEnd(p: Pick<PlacedLabel, "dx" | "dy" | "box">): Pt | null {
@@ -61,7 +63,7 @@ export function leaderEnd(p: Pick<PlacedLabel, "dx" | "dy" | "box">): Pt | null 
 }
 
 /** Offsets tried, in order, for a label of width w and height h beside a dot (start-anchored, centred on dy). */
-function candidates(w: number, h: number, far: boolean): Pt[] {
+function candidates(w: number, h: number, far: boolean, anywhere: boolean): Pt[] {
   const gap = 8;
   const up = -(h / 2 + 4);
   const down = h / 2 + 4;
@@ -91,9 +93,39 @@ function candidates(w: number, h: number, far: boolean): Pt[] {
       ? [
           { x: -w / 2, y: -(2 * h + 10) },
           { x: -w / 2, y: 2 * h + 10 },
+          ...(anywhere ? nearby(w, h) : []),
         ]
       : []),
   ];
+}
+
+/** How far (from the dot to the nearest point of its box) the last-resort spots reach. */
+export const NEARBY_REACH = 130;
+/** Grid spacing across (half of it along the text: a label's slot is often only a little wider than it). */
+const NEARBY_STEP = 6;
+const nearbyCache = new Map<string, Pt[]>();
+
+/**
+ * Last resort for an important label whose dot sits in a narrow gap (between a node's clock
+ * and the storage, or a holder box and the clocks above it): every offset on a 6-unit grid
+ * (3 across, 6 down) whose box comes within NEARBY_REACH of the dot, nearest first (ties in a fixed order).
+ */
+function nearby(w: number, h: number): Pt[] {
+  const key = `${w}x${h}`;
+  const hit = nearbyCache.get(key);
+  if (hit !== undefined) return hit;
+  const spots: { p: Pt; d: number; a: number }[] = [];
+  const R = NEARBY_REACH;
+  for (let x = -w - R; x <= R; x += NEARBY_STEP / 2) {
+    for (let y = -R - h / 2; y <= R + h / 2; y += NEARBY_STEP) {
+      const d = Math.hypot(Math.max(x, Math.min(0, x + w)), Math.max(y - h / 2, Math.min(0, y + h / 2)));
+      if (d <= R) spots.push({ p: { x, y }, d, a: Math.atan2(y, x + w / 2) });
+    }
+  }
+  spots.sort((s, t) => s.d - t.d || s.a - t.a);
+  const out = spots.map((s) => s.p);
+  nearbyCache.set(key, out);
+  return out;
 }
 
 /**
@@ -108,10 +140,13 @@ export function placeRingLabels(wishes: readonly LabelWish[], obstacles: readonl
   for (const wish of order) {
     if (wish.text === "") continue;
     const { w, h } = textSize(wish.text, wish.font ?? LABEL_FONT);
-    for (const c of candidates(w, h, wish.priority >= FAR_FROM)) {
+    // Only what a candidate could reach is checked against (the last-resort spots are many).
+    const reach = { x: wish.at.x - w - NEARBY_REACH - h, y: wish.at.y - NEARBY_REACH - 2 * h, w: 2 * (w + NEARBY_REACH + h), h: 2 * (NEARBY_REACH + 2 * h) };
+    const near = [...obstacles, ...taken].filter((o) => boxesOverlap(o, reach));
+    for (const c of candidates(w, h, wish.priority >= FAR_FROM, wish.priority >= NEARBY_FROM)) {
       const box = { x: wish.at.x + c.x, y: wish.at.y + c.y - h / 2, w, h };
       if (bounds !== undefined && !inside(box, bounds)) continue;
-      if (obstacles.some((o) => boxesOverlap(o, box)) || taken.some((o) => boxesOverlap(o, box))) continue;
+      if (near.some((o) => boxesOverlap(o, box))) continue;
       taken.push(box);
       out.set(wish.id, { dx: c.x, dy: c.y, box });
       break;

@@ -120,6 +120,8 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
   let leaders = msgSel.select<SVGLineElement>(".leader");
   let labels = msgSel.select<SVGTextElement>(".mlabel");
   let drawnWith: RingMarks = NO_MARKS;
+  /** The drawing's viewBox: labels stay inside it. */
+  let bounds: Box | undefined;
   const pointer: MessagePointer = { ...on, focused: () => drawnWith.focus };
   /** Elements of delivered messages, kept (out of the page) for the next ones sent. */
   const spares: SVGGElement[] = [];
@@ -215,7 +217,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
       if (d.label !== "") wishes.push({ id: d.id, at: { x, y }, text: d.label, priority: d.priority, font: d.priority === 3 ? 14.5 : undefined });
     });
     // Labels go where they cover nothing, other dots included (labels.ts); one with no free spot is left out, its dot stays.
-    const placed = placeRingLabels(wishes, [...board, ...dots]);
+    const placed = placeRingLabels(wishes, [...board, ...dots], bounds);
     for (const p of placed.values()) board.push(p.box);
     leaders.each(function (d) {
       const p = placed.get(d.id);
@@ -233,6 +235,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
   return {
     draw(v: SimView, L: RingLayout, marks: RingMarks): void {
       drawnWith = marks;
+      bounds = { x: 0, y: 0, w: L.width, h: L.height };
       drawMessages(v, L, marks);
     },
     frame(_v: SimView, now: number, _clocks: boolean, board: Box[] = []): void {
@@ -243,6 +246,7 @@ export function createMessageLayer(gMsgs: Group, on: Omit<MessagePointer, "focus
 
 export function createDropLayer(gDrops: Group): RingLayer {
   let dropSel: G<DropDatum> = gDrops.selectAll<SVGGElement, DropDatum>("g.drop");
+  let bounds: Box | undefined;
 
   function drawDrops(v: SimView, L: RingLayout, marks: RingMarks): void {
     const lease = leaseProcesses(v);
@@ -292,7 +296,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
     });
     // The ✕s themselves stay free too.
     for (const d of dropSel.data()) board.push(textBox(d.pos.x, d.pos.y, "✕", 16.8));
-    const placed = placeRingLabels(wishes, board);
+    const placed = placeRingLabels(wishes, board, bounds);
     for (const p of placed.values()) board.push(p.box);
     dropSel.select<SVGTextElement>(".drop-why").each(function (d) {
       showPlaced(this, placed.get(d.id));
@@ -301,6 +305,7 @@ export function createDropLayer(gDrops: Group): RingLayer {
 
   return {
     draw(v: SimView, L: RingLayout, marks: RingMarks): void {
+      bounds = { x: 0, y: 0, w: L.width, h: L.height };
       drawDrops(v, L, marks);
     },
     frame(v: SimView, now: number, _clocks: boolean, board: Box[] = []): void {
