@@ -21,7 +21,7 @@ import { type ComputedLike, inlineStyles, pictureBox, pictureFilename, pngScale,
 import { ShareMenu } from "../../src/app/sharing/ShareButton";
 import { pictureButtonName, ShareDialog } from "../../src/app/sharing/ShareMenu";
 import { SHARE_NAMES } from "../../src/app/sharing/names";
-import { actionsKey, startUrlSync } from "../../src/app/sharing/urlSync";
+import { actionsKey, replaceMoment, startUrlSync } from "../../src/app/sharing/urlSync";
 import { startMessage } from "../../src/app/simLink";
 import { createLabStore, LabProvider, type LabStore } from "../../src/app/store";
 import type { Action } from "../../src/core/sim/sim";
@@ -276,6 +276,16 @@ describe("keeping the address honest", () => {
     lab.setState({ view: view(3, [], true) });
     await wait(60);
     expect(win.location.hash).toBe("#run=1.imported");
+  });
+
+  it("the paused cursor's moment joins the query, and a scenario's name keeps its slash", () => {
+    const { win } = installFakeWindow("/?scenario=lease/03-gc-pause-fenced");
+    replaceMoment("0");
+    expect(win.location.search).toBe("?scenario=lease/03-gc-pause-fenced&t=0");
+    replaceMoment("1.5");
+    expect(win.location.search).toBe("?scenario=lease/03-gc-pause-fenced&t=1.5");
+    replaceMoment(null);
+    expect(win.location.search).toBe("?scenario=lease/03-gc-pause-fenced");
   });
 
   it("action keys tell different action lists apart", () => {

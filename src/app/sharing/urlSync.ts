@@ -30,7 +30,8 @@ export function replaceMoment(t: string | null): void {
   if (q.get("t") === t) return;
   if (t === null) q.delete("t");
   else q.set("t", t);
-  const query = q.toString();
+  // URLSearchParams escapes "/", which a query may hold as is: ?scenario=lease/03-… stays readable.
+  const query = q.toString().replace(/%2F/gi, "/");
   window.history.replaceState(window.history.state, "", `${pathname}${query === "" ? "" : `?${query}`}${hash}`);
 }
 
