@@ -24,6 +24,8 @@ async function audit(page: Page): Promise<string[]> {
 }
 
 test("the dashboard has no serious accessibility problems", async ({ page }) => {
+  // Six full-page axe scans: 1-2 s each on a quiet machine, 5-9 s on a loaded one.
+  test.slow();
   await page.goto("/?seed=2&speed=1&holders=3");
   await expect(page.getByRole("button", { name: /^n\d+, leader, term \d+$/ })).toHaveCount(1);
   await page.getByRole("button", { name: "Pause", exact: true }).click();

@@ -2,7 +2,9 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildLibrary, scenarioLibrary, SWEEP_FOLDERS, whatToWatch } from "../../src/app/library/catalog";
+import { bootScenario } from "../../src/app/library/open";
 import { PAIRS, pairOf } from "../../src/app/library/pairs";
+import { parseParams } from "../../src/app/params";
 import { loadScenario } from "../support/scenarios";
 
 /** Every scenario file on disk that is a single run (not a sweep's). */
@@ -33,6 +35,15 @@ describe("scenario library", () => {
     const gc = lib.byId.get("lease/03-gc-pause-fenced");
     expect(gc?.name).toBe(loadScenario("scenarios/lease", "03-gc-pause-fenced.json").name);
     expect(whatToWatch(gc as never)).toContain("h1");
+  });
+
+  it("?scenario=…&t=… opens the scenario paused at that moment (the address the paused cursor writes)", () => {
+    const search = "?scenario=lease/03-gc-pause-fenced&t=2.5";
+    const opened = bootScenario(search, parseParams(search), () => lib);
+    expect(opened.run?.name).toBe(lib.byId.get("lease/03-gc-pause-fenced")?.name);
+    expect(opened.at).toBe(2_500_000);
+    expect(opened.settings.autoplay).toBe(false);
+    expect(bootScenario("?scenario=lease/03-gc-pause-fenced", parseParams("?scenario=lease/03-gc-pause-fenced"), () => lib).at).toBeUndefined();
   });
 
   it("groups by folder, in name order", () => {

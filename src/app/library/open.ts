@@ -60,7 +60,8 @@ export function bootScenario(search: string, params: ParsedParams, libraryOf: ()
   const lib = libraryOf();
   const sc = lib.byId.get(id);
   if (sc === undefined) return { ...params, problems: [unknown(id, lib), ...params.problems] };
-  return { settings: librarySettings(sc, params.settings.speed), problems: params.problems, run: sc };
+  // The moment (&t=…) is kept: the address names the scenario and where its cursor was paused.
+  return { settings: librarySettings(sc, params.settings.speed), problems: params.problems, run: sc, ...(params.at === undefined ? {} : { at: params.at }) };
 }
 
 /** ?compare=A,B: the two scenarios, or the reason they cannot be compared. */
