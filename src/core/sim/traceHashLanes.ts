@@ -39,17 +39,13 @@ export class HashLanes {
     h[1] = b;
   }
 
-  /**
-   * Any number, exactly: a safe integer as its two 32-bit words, anything else by its double's bits.
-   * Most numbers are int32 (ids, indexes, terms, the first 35 minutes of µs): their words at once,
-   * in a body small enough for the compiler to inline at every call; the rest in numWide().
-   */
+  /** Any number, exactly: a safe integer as its two 32-bit words, anything else by its double's bits. */
   protected num(x: number): void {
-    if ((x | 0) === x) this.word(x, x >> 31);
-    else this.numWide(x);
-  }
-
-  private numWide(x: number): void {
+    // Most numbers are int32 (ids, indexes, terms, the first 35 minutes of µs): the general case's words, at once.
+    if ((x | 0) === x) {
+      this.word(x, x >> 31);
+      return;
+    }
     const lo = x >>> 0;
     const hi = Math.floor(x / TWO_32);
     if (lo + hi * TWO_32 === x && (hi | 0) === hi) {
