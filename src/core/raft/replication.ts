@@ -245,9 +245,6 @@ export abstract class ReplicatingNode extends ElectionNode {
     this.resetElectionTimer(now);
     this.onLeaseNews(now, from, m);
 
-    const reject = (conflictIndex: number, conflictTerm: number): void =>
-      this.refuseAppend(from, m.prevLogIndex, conflictIndex, conflictTerm, m.readCtx);
-
     if (m.prevLogIndex < s.logStart) {
       // Before our snapshot: everything up to the commit index matches the leader (etcd
       // answers such an append with its commit index the same way).
@@ -256,14 +253,14 @@ export abstract class ReplicatingNode extends ElectionNode {
     }
     // Consistency check (section 5.3), with the fast back-up hint.
     if (m.prevLogIndex > this.lastIndex) {
-      reject(this.lastIndex + 1, 0);
+      this.refuseAppend(from, m.prevLogIndex, this.lastIndex + 1, 0, m.readCtx);
       return;
     }
     const localPrevTerm = this.termAt(m.prevLogIndex);
     if (localPrevTerm !== m.prevLogTerm) {
       let first = m.prevLogIndex;
       while (first > 1 && this.termAt(first - 1) === localPrevTerm) first--;
-      reject(first, localPrevTerm);
+      this.refuseAppend(from, m.prevLogIndex, first, localPrevTerm, m.readCtx);
       return;
     }
 
