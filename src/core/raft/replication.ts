@@ -245,6 +245,9 @@ export abstract class ReplicatingNode extends ElectionNode {
     this.resetElectionTimer(now);
     this.onLeaseNews(now, from, m);
 
+    const reject = (conflictIndex: number, conflictTerm: number): void =>
+      this.refuseAppend(from, m.prevLogIndex, conflictIndex, conflictTerm, m.readCtx);
+
     if (m.prevLogIndex < s.logStart) {
       // Before our snapshot: everything up to the commit index matches the leader (etcd
       // answers such an append with its commit index the same way).
@@ -253,14 +256,14 @@ export abstract class ReplicatingNode extends ElectionNode {
     }
     // Consistency check (section 5.3), with the fast back-up hint.
     if (m.prevLogIndex > this.lastIndex) {
-      this.refuseAppend(from, m.prevLogIndex, this.lastIndex + 1, 0, m.readCtx);
+      reject(this.lastIndex + 1, 0);
       return;
     }
     const localPrevTerm = this.termAt(m.prevLogIndex);
     if (localPrevTerm !== m.prevLogTerm) {
       let first = m.prevLogIndex;
       while (first > 1 && this.termAt(first - 1) === localPrevTerm) first--;
-      this.refuseAppend(from, m.prevLogIndex, first, localPrevTerm, m.readCtx);
+      reject(first, localPrevTerm);
       return;
     }
 
