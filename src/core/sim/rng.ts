@@ -99,10 +99,10 @@ export class Rng {
     }
     const span = hi - lo + 1;
     if (span <= 0x100000000) {
-      const limit = 0x100000000 - rem(0x100000000, span);
+      const limit = 0x100000000 - (0x100000000 % span);
       for (;;) {
         const x = this.nextU32();
-        if (x < limit) return lo + rem(x, span);
+        if (x < limit) return lo + (x % span);
       }
     }
     // Wide ranges: combine two draws (53 bits) and reject the tail.
@@ -138,17 +138,6 @@ export class Rng {
     }
     return out;
   }
-}
-
-/**
- * x % m for integers 0 <= x <= 2^32 and 1 <= m <= 2^32, without a floating-point remainder
- * (which the engine does with a call into the C library: a message's latency draw spent most of
- * its time there). The same value: x / m is within x * 2^-53 / m of the true quotient, less
- * than the 1 / m between a fraction and the next integer, so its floor is exact, and so are
- * the product and the difference (integers below 2^53).
- */
-function rem(x: number, m: number): number {
-  return x - Math.floor(x / m) * m;
 }
 
 function rotl(x: number, k: number): number {
