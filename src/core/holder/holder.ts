@@ -253,7 +253,7 @@ export class LeaseHolder implements ProcessLogic {
         return;
       }
       case "LeaseRefreshReply": {
-        if (p.name !== this.settings.leaseName || !c.refreshes.some((r) => r.reqId === p.reqId)) return;
+        if (p.name !== this.settings.leaseName || !hasRefresh(c.refreshes, p.reqId)) return;
         if (p.ok) this.feed(ctx, { type: "RENEWED", reqId: p.reqId, ttlMs: p.ttlMs, nowUs: ctx.now, rand: draw(this.rng) });
         else if (p.reason === "not-leader" && p.reqId === s.rebindReqId) {
           // Rebinding asked every server; the leader's answer is the one that counts.
@@ -400,15 +400,14 @@ export class LeaseHolder implements ProcessLogic {
   }
 
   /**
-   * stateString(snap.value), computed only when the state changed: xstate builds a new
-   * value object on every transition, so the values are compared, not their identity
-   * (ten times cheaper than xstate's getStateNodes, which builds the node list anew).
+   * stateString(snap.value): xstate builds a new value object on every transition it takes,
+   * but never changes one, so each value's string is computed once (stateStringOf).
    */
   private stateOf(snap: HolderSnapshot): string {
     // Replayed transitions share one value object per state: most steps stop at the identity test.
-    if (snap.value !== this.shownValue && (this.shownValue === null || !sameValue(snap.value, this.shownValue))) {
+    if (snap.value !== this.shownValue) {
       this.shownValue = snap.value;
-      this.shownState = stateString(snap.value);
+      this.shownState = stateStringOf(snap.value);
     }
     return this.shownState;
   }
@@ -443,17 +442,23 @@ export class LeaseHolder implements ProcessLogic {
   }
 }
 
-/** The same state value (the same configuration of the statechart). */
-function sameValue(a: StateValue, b: StateValue): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) {
-    const x = a[k];
-    const y = b[k];
-    if (x === undefined || y === undefined ? x !== y : !sameValue(x, y)) return false;
+/** Whether a refresh with this request id is outstanding (a loop, not some() with a new closure per reply). */
+function hasRefresh(refreshes: HolderContext["refreshes"], reqId: number): boolean {
+  for (const r of refreshes) if (r.reqId === reqId) return true;
+  return false;
+}
+
+/** The state string of each state value met, by identity (a state value is never changed once made). */
+const stateStrings = new WeakMap<object, string>();
+
+function stateStringOf(value: StateValue): string {
+  if (typeof value === "string") return value;
+  let s = stateStrings.get(value);
+  if (s === undefined) {
+    s = stateString(value);
+    stateStrings.set(value, s);
   }
-  return true;
+  return s;
 }
 
 /** The labels of the delayed events met so far (a few dozen: one per `after` of the statechart). */

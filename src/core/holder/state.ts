@@ -204,7 +204,8 @@ export function dropTimers(st: HolderState, a: string, b: string | null = null):
     if (kept !== i) timers[kept] = t;
     kept++;
   }
-  timers.length = kept;
+  // pop(), not `length = kept`: setting an array's length is a call into the runtime, pop() is inlined.
+  while (timers.length > kept) timers.pop();
 }
 
 /** The due timer to fire first (earliest, then first armed), taken off the list; null when none is due. */
@@ -220,7 +221,7 @@ export function takeDueTimer(st: HolderState, now: LocalUs): HolderTimer | null 
   const timers = st.timers;
   const t = timers[i] as HolderTimer;
   for (let j = i + 1; j < timers.length; j++) timers[j - 1] = timers[j] as HolderTimer;
-  timers.length -= 1;
+  timers.pop();
   return t;
 }
 

@@ -57,10 +57,17 @@ export interface NetworkChange {
 }
 
 export class Network {
+  /** Whether st.groupOf names anyone, and st.latencyByType any type (kept with them): the send path's fast case skips their lookups. */
+  private grouped: boolean;
+  private typed: boolean;
+
   private constructor(
     private st: NetState,
     private rng: Rng,
-  ) {}
+  ) {
+    this.grouped = hasKeys(st.groupOf);
+    this.typed = hasKeys(st.latencyByType);
+  }
 
   static fromSettings(n: NetworkSettings, rng: Rng): Network {
     const byType: Record<string, LatencyRange> = {};
@@ -91,7 +98,7 @@ export class Network {
   /** One copy's latency (µs): the range for its type, plus a slow link's delay. */
   latency(from: ProcId, to: ProcId, type: string): number {
     const n = this.st;
-    const r = n.latencyByType[type];
+    const r = this.typed ? n.latencyByType[type] : undefined;
     const base = r === undefined ? this.rng.int(n.latencyMinUs, n.latencyMaxUs) : this.rng.int(r.minUs, r.maxUs);
     return n.slow.length === 0 ? base : base + (n.slow.find((l) => l.from === from && l.to === to)?.delayUs ?? 0);
   }
@@ -106,6 +113,7 @@ export class Network {
     const n = this.st;
     if (n.cuts.length > 0 && n.cuts.includes(`${from}>${to}`)) return "cut";
     if (n.isolated.length > 0 && from !== to && (n.isolated.includes(from) || n.isolated.includes(to))) return "partition";
+    if (!this.grouped) return null;
     const a = n.groupOf[from];
     const b = n.groupOf[to];
     return a !== undefined && b !== undefined && a !== b ? "partition" : null;
@@ -123,11 +131,13 @@ export class Network {
       }
     });
     this.st.groupOf = groupOf;
+    this.grouped = hasKeys(groupOf);
   }
 
   /** Every link back: no partition, cut, slow link or disconnected process. */
   heal(): void {
     this.st.groupOf = {};
+    this.grouped = false;
     this.st.cuts = [];
     this.st.slow = [];
     this.st.isolated = [];
@@ -175,6 +185,7 @@ export class Network {
     }
     if (!validRange(n.latencyMinUs, n.latencyMaxUs)) throw new ActionRefused("network: latency must be a non-negative range");
     this.st = n;
+    this.typed = hasKeys(n.latencyByType);
   }
 
   // ---- views and snapshots ----
@@ -210,6 +221,11 @@ export class Network {
   static restore(s: { readonly state: NetState; readonly rng: RngState }): Network {
     return new Network(cloneNet(s.state), Rng.restore(s.rng));
   }
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 const validRange = (lo: number, hi: number): boolean => Number.isSafeInteger(lo) && Number.isSafeInteger(hi) && lo >= 0 && hi >= lo;
