@@ -11,15 +11,19 @@ import { useUi } from "./ui";
 
 const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ default: m.SpaceTime })));
 const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
-const LessonCardChunk = lazy(() => import("./lesson/LessonCard").then((m) => ({ default: m.LessonCard })));
+/** The lesson files (and the glossary) are fetched with the code of what shows them. */
+const withLessons = () => import("./lesson/catalog").then((m) => m.loadLessonCatalog());
+const LessonCardChunk = lazy(() => Promise.all([import("./lesson/LessonCard"), withLessons()]).then(([m]) => ({ default: m.LessonCard })));
 const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
 const ClassroomBoardChunk = lazy(() => import("./classroom/ClassroomBoard").then((m) => ({ default: m.ClassroomBoard })));
 const LogGridChunk = lazy(() => import("./panels/LogGrid").then((m) => ({ default: m.LogGrid })));
 const WidePanelsChunk = lazy(() => import("./widePanels").then((m) => ({ default: m.WidePanels })));
 const ReadCheckDialogChunk = lazy(() => import("./reads/ReadCheck").then((m) => ({ default: m.ReadCheckDialog })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
-const CourseDialogChunk = lazy(() => import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog })));
-const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
+const CourseDialogChunk = lazy(() => Promise.all([import("./course/CourseDialog"), withLessons()]).then(([m]) => ({ default: m.CourseDialog })));
+const LibraryDialogChunk = lazy(() =>
+  Promise.all([import("./library/LibraryDialog"), import("./library/catalog").then((m) => m.loadScenarioLibrary())]).then(([m]) => ({ default: m.LibraryDialog })),
+);
 
 /** What a panel shows while its code loads: its place on the board, and a word. */
 function Loading({ what }: { readonly what: string }) {

@@ -20,9 +20,9 @@ const rootEl = root;
 const lab = createLabStore();
 
 /**
- * The lessons, the scenario library and the compare page are chunks of their own (the
- * bundled lesson and scenario files are most of their weight): loaded before the first
- * render only when the address needs them. Their dialogs load them when opened.
+ * The lessons, the scenario library and the compare page are chunks of their own, and the
+ * lesson and scenario files JSON files of their own: loaded before the first render only
+ * when the address needs them. Their dialogs load them when opened.
  */
 interface Loaded {
   readonly lessonCatalog: () => Catalog;
@@ -39,8 +39,8 @@ async function loadWhatTheAddressNeeds(): Promise<Loaded> {
   const last = isBareAddress(search, hash) ? loadLastVisit() : null;
   const lessons = q.has("lesson") || (last !== null && last !== "lab");
   const [lessonModule, libraryModule, compareModule] = await Promise.all([
-    lessons ? import("./lesson/catalog") : null,
-    q.has("scenario") || q.has("compare") ? import("./library/catalog") : null,
+    lessons ? import("./lesson/catalog").then(async (m) => (await m.loadLessonCatalog(), m)) : null,
+    q.has("scenario") || q.has("compare") ? import("./library/catalog").then(async (m) => (await m.loadScenarioLibrary(), m)) : null,
     q.has("compare") ? import("./library/ComparePage") : null,
   ]);
   return {

@@ -4,7 +4,7 @@
  * lessons use). One dialog, three views; the toolbar's "Course" button opens it too.
  */
 import { useEffect, useRef } from "react";
-import { GLOSSARY_TERMS, lessonCatalog } from "../lesson/catalog";
+import { glossaryTerms, lessonCatalog } from "../lesson/catalog";
 import { loadProgress } from "../lesson/progress";
 import { useUi } from "../ui";
 import { saveLastVisit } from "./visit";
@@ -129,7 +129,7 @@ function Course() {
 function Glossary() {
   return (
     <dl className="glossary">
-      {GLOSSARY_TERMS.map(([term, definition]) => (
+      {glossaryTerms().map(([term, definition]) => (
         <div key={term}>
           <dt>
             <dfn>{term}</dfn>
