@@ -30,7 +30,7 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   await expect(page.getByRole("heading", { name: "Lease holders" })).toBeVisible();
   await shot(page, "ship-01-first-screen");
   // zod and the scenario file's schema too: a run from the settings parses no file.
-  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard", "toolsPart", "lessonsPart"]) {
+  for (const chunk of ["catalog", "link", "ResetDialog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard", "toolsPart", "lessonsPart"]) {
     expect(loaded(seen, chunk), `${chunk} loaded with the first screen`).toBe(false);
   }
   expect(dataFiles(seen), "lesson or scenario files fetched with the first screen").toEqual([]);

@@ -5,7 +5,7 @@ import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
 import { MomentControls, MomentStatus } from "./MomentControls";
-import { requestReset } from "./ResetDialog";
+import { requestReset } from "./reset";
 import { selectSend, useLab, useLabStore } from "./store";
 import { useUi } from "./ui";
 import { useLibraryUi } from "./library/open";

@@ -21,6 +21,7 @@ const WidePanelsChunk = lazy(() => import("./widePanels").then((m) => ({ default
 const ReadCheckDialogChunk = lazy(() => import("./reads/ReadCheck").then((m) => ({ default: m.ReadCheckDialog })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
 const CourseDialogChunk = lazy(() => Promise.all([import("./course/CourseDialog"), withLessons()]).then(([m]) => ({ default: m.CourseDialog })));
+const ResetDialogChunk = lazy(() => import("./ResetDialog").then((m) => ({ default: m.ResetDialog })));
 const LibraryDialogChunk = lazy(() =>
   Promise.all([import("./library/LibraryDialog"), import("./library/catalog").then((m) => m.loadScenarioLibrary())]).then(([m]) => ({ default: m.LibraryDialog })),
 );
@@ -111,13 +112,15 @@ export function LazyScenarioCard() {
   );
 }
 
-/** The settings, course and library dialogs: nothing until one is first opened. */
+/** The reset question and the settings, course and library dialogs: nothing until one is first opened. */
 export function LazyDialogs() {
+  const reset = useUi((u) => u.resetOpen);
   const settings = useUi((u) => u.settingsOpen);
   const course = useUi((u) => u.courseView !== null);
   const library = useLibraryUi((u) => u.open);
   return (
     <Suspense fallback={null}>
+      {reset && <ResetDialogChunk />}
       {settings && <SettingsDialogChunk />}
       {course && <CourseDialogChunk />}
       {library && <LibraryDialogChunk />}
