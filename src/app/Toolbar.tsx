@@ -8,7 +8,7 @@ import { MomentControls, MomentStatus } from "./MomentControls";
 import { requestReset } from "./reset";
 import { selectSend, useLab, useLabStore } from "./store";
 import { useUi } from "./ui";
-import { useLibraryUi } from "./library/open";
+import { useLibraryUi } from "./library/libraryUi";
 
 export function speedWords(s: number): string {
   if (s === 1) return "real time";

@@ -5,7 +5,7 @@
  */
 import { type ComponentProps, lazy, type ReactNode, Suspense } from "react";
 import type { PanelId } from "./lesson/panels";
-import { useLibraryUi } from "./library/open";
+import { useLibraryUi } from "./library/libraryUi";
 import { useLab } from "./store";
 import { useUi } from "./ui";
 
@@ -20,11 +20,13 @@ const LogGridChunk = lazy(() => import("./panels/LogGrid").then((m) => ({ defaul
 const WidePanelsChunk = lazy(() => import("./widePanels").then((m) => ({ default: m.WidePanels })));
 const ReadCheckDialogChunk = lazy(() => import("./reads/ReadCheck").then((m) => ({ default: m.ReadCheckDialog })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
-const CourseDialogChunk = lazy(() => Promise.all([import("./course/CourseDialog"), withLessons()]).then(([m]) => ({ default: m.CourseDialog })));
+const CourseDialogChunk = lazy(() => {
+  // The welcome shows at once; the lessons are fetched meanwhile, for the course and the glossary.
+  void withLessons();
+  return import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog }));
+});
 const ResetDialogChunk = lazy(() => import("./ResetDialog").then((m) => ({ default: m.ResetDialog })));
-const LibraryDialogChunk = lazy(() =>
-  Promise.all([import("./library/LibraryDialog"), import("./library/catalog").then((m) => m.loadScenarioLibrary())]).then(([m]) => ({ default: m.LibraryDialog })),
-);
+const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
 
 /** What a panel shows while its code loads: its place on the board, and a word. */
 function Loading({ what }: { readonly what: string }) {

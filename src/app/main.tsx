@@ -10,7 +10,7 @@ import { useUi } from "./ui";
 import { bareAddressOpens, isBareAddress, loadLastVisit, saveLastVisit } from "./course/visit";
 import "./styles.css";
 import type { Library } from "./library/catalog";
-import { bootScenario, compareParams } from "./library/open";
+import type { bootScenario, compareParams } from "./library/open";
 import { embedded } from "./embed/embedMode";
 
 const root = document.getElementById("root");
@@ -27,6 +27,9 @@ const lab = createLabStore();
 interface Loaded {
   readonly lessonCatalog: () => Catalog;
   readonly scenarioLibrary: () => Library;
+  /** How ?scenario= and ?compare= open (loaded with the library, when the address has either). */
+  readonly bootScenario: typeof bootScenario;
+  readonly compareParams: typeof compareParams;
   readonly ComparePage: typeof import("./library/ComparePage").ComparePage | null;
 }
 
@@ -38,20 +41,25 @@ async function loadWhatTheAddressNeeds(): Promise<Loaded> {
   const q = new URLSearchParams(search);
   const last = isBareAddress(search, hash) ? loadLastVisit() : null;
   const lessons = q.has("lesson") || (last !== null && last !== "lab");
-  const [lessonModule, libraryModule, compareModule] = await Promise.all([
+  const library = q.has("scenario") || q.has("compare");
+  const [lessonModule, libraryModule, openModule, compareModule] = await Promise.all([
     lessons ? import("./lesson/catalog").then(async (m) => (await m.loadLessonCatalog(), m)) : null,
-    q.has("scenario") || q.has("compare") ? import("./library/catalog").then(async (m) => (await m.loadScenarioLibrary(), m)) : null,
+    library ? import("./library/catalog").then(async (m) => (await m.loadScenarioLibrary(), m)) : null,
+    library ? import("./library/open") : null,
     q.has("compare") ? import("./library/ComparePage") : null,
   ]);
   return {
     lessonCatalog: lessonModule?.lessonCatalog ?? (() => NO_LESSONS),
     scenarioLibrary: libraryModule?.scenarioLibrary ?? (() => NO_LIBRARY),
+    // Without ?scenario= or ?compare= neither has anything to open.
+    bootScenario: openModule?.bootScenario ?? ((_search, params) => params),
+    compareParams: openModule?.compareParams ?? (() => null),
     ComparePage: compareModule?.ComparePage ?? null,
   };
 }
 
 function render(parsed: ParsedParams, loaded: Loaded): void {
-  const { lessonCatalog, scenarioLibrary, ComparePage } = loaded;
+  const { lessonCatalog, scenarioLibrary, bootScenario, compareParams, ComparePage } = loaded;
   // The bare address takes a returning visitor back where they were (an unfinished lesson), and
   // greets a first visit; an address that names anything opens what it names.
   const { search, hash, pathname } = window.location;

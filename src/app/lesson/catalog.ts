@@ -95,23 +95,35 @@ function courseOf(files: JsonFiles): Course {
 }
 
 let course: Course | null = null;
-let loading: Promise<Course> | null = null;
+let loading: Promise<Catalog> | null = null;
 let diskFiles: (() => JsonFiles) | null = null;
 
 /** Node (tests): where the lesson files come from instead of fetching them (path -> parsed JSON), read on first use. */
 export function readLessonFilesWith(read: () => JsonFiles): void {
   diskFiles = read;
   course = null;
+  loading = null;
 }
 
-/** Fetches and parses the lessons once; later calls share the result. Never rejects: a file that cannot be fetched is a broken entry. */
+/**
+ * Fetches and parses the lessons once; later calls return the same promise (React's `use`
+ * needs that). Never rejects: a file that cannot be fetched is a broken entry.
+ */
 export function loadLessonCatalog(): Promise<Catalog> {
-  if (course !== null) return Promise.resolve(course.catalog);
-  loading ??= fetchFiles(LESSON_URLS).then((files) => {
-    course = courseOf(files);
-    return course;
-  });
-  return loading.then((c) => c.catalog);
+  loading ??=
+    course !== null
+      ? Promise.resolve(course.catalog)
+      : fetchFiles(LESSON_URLS).then((files) => {
+          course = courseOf(files);
+          return course.catalog;
+        });
+  return loading;
+}
+
+/** The lessons if they are loaded (or Node gave their files), else null. */
+export function loadedLessonCatalog(): Catalog | null {
+  if (course === null && diskFiles !== null) course = courseOf(diskFiles());
+  return course?.catalog ?? null;
 }
 
 function loaded(): Course {

@@ -3,11 +3,12 @@
  * each with its name, its story and what to watch. "Open" starts it in the lab (the
  * address becomes ?scenario=ID); a scenario of a pair offers "Compare" too.
  */
-import { useEffect, useRef } from "react";
+import { Suspense, use, useEffect, useRef } from "react";
 import { useLabStore } from "../store";
-import { type LibraryEntry, scenarioLibrary, whatToWatch } from "./catalog";
+import { type LibraryEntry, loadedScenarioLibrary, loadScenarioLibrary, whatToWatch } from "./catalog";
 import { pairOf } from "./pairs";
-import { goCompare, openLibraryScenario, useLibraryUi } from "./open";
+import { useLibraryUi } from "./libraryUi";
+import { goCompare, openLibraryScenario } from "./open";
 import "./library.css";
 import { Modal } from "../Modal";
 
@@ -29,7 +30,10 @@ export function LibraryDialog() {
         Each scenario is one reproducible run: the same seed and the same scripted faults every time, with what must be true at given
         moments. Open one to watch it in the lab: its card lists what must hold, and ticks each item as the run gets there.
       </p>
-      <LibraryList onOpened={close} />
+      {/* The scenario files are fetched as the dialog opens. */}
+      <Suspense fallback={<p className="loading">Loading the scenarios…</p>}>
+        <LibraryList onOpened={close} />
+      </Suspense>
       <div className="actions dialog-actions">
         <button type="button" className="primary" onClick={close}>
           Close
@@ -41,7 +45,7 @@ export function LibraryDialog() {
 
 function LibraryList({ onOpened }: { readonly onOpened: () => void }) {
   const lab = useLabStore();
-  const lib = scenarioLibrary();
+  const lib = loadedScenarioLibrary() ?? use(loadScenarioLibrary());
   return (
     <div className="library-groups">
       {lib.groups.map((g) => (

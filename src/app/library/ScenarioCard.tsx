@@ -10,7 +10,8 @@ import { selectCursor, useLab } from "../store";
 import { loadedScenarioLibrary } from "./catalog";
 import { pairOf } from "./pairs";
 import { Checklist } from "./Checklist";
-import { goCompare, useLibraryUi } from "./open";
+import { useLibraryUi } from "./libraryUi";
+import { goCompare } from "./open";
 import "./library.css";
 
 /** The library id of the scenario on screen, when the address names one. */

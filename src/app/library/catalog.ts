@@ -94,6 +94,7 @@ let diskFiles: (() => JsonFiles) | null = null;
 export function readScenarioFilesWith(read: () => JsonFiles): void {
   diskFiles = read;
   library = null;
+  loading = null;
 }
 
 /** Fetches and parses the scenarios once; later calls share the result. Never rejects: a file that cannot be fetched is a broken entry. */
