@@ -26,7 +26,10 @@ const CourseDialogChunk = lazy(() => {
   return import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog }));
 });
 const ResetDialogChunk = lazy(() => import("./ResetDialog").then((m) => ({ default: m.ResetDialog })));
-const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
+// The library's list is the whole dialog: it opens with its files.
+const LibraryDialogChunk = lazy(() =>
+  Promise.all([import("./library/LibraryDialog"), import("./library/catalog").then((m) => m.loadScenarioLibrary())]).then(([m]) => ({ default: m.LibraryDialog })),
+);
 
 /** What a panel shows while its code loads: its place on the board, and a word. */
 function Loading({ what }: { readonly what: string }) {

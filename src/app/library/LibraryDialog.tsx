@@ -3,9 +3,9 @@
  * each with its name, its story and what to watch. "Open" starts it in the lab (the
  * address becomes ?scenario=ID); a scenario of a pair offers "Compare" too.
  */
-import { Suspense, use, useEffect, useRef } from "react";
+import { useEffect, useRef } from "react";
 import { useLabStore } from "../store";
-import { type LibraryEntry, loadedScenarioLibrary, loadScenarioLibrary, whatToWatch } from "./catalog";
+import { type LibraryEntry, scenarioLibrary, whatToWatch } from "./catalog";
 import { pairOf } from "./pairs";
 import { useLibraryUi } from "./libraryUi";
 import { goCompare, openLibraryScenario } from "./open";
@@ -30,10 +30,7 @@ export function LibraryDialog() {
         Each scenario is one reproducible run: the same seed and the same scripted faults every time, with what must be true at given
         moments. Open one to watch it in the lab: its card lists what must hold, and ticks each item as the run gets there.
       </p>
-      {/* The scenario files are fetched as the dialog opens. */}
-      <Suspense fallback={<p className="loading">Loading the scenarios…</p>}>
-        <LibraryList onOpened={close} />
-      </Suspense>
+      <LibraryList onOpened={close} />
       <div className="actions dialog-actions">
         <button type="button" className="primary" onClick={close}>
           Close
@@ -45,7 +42,7 @@ export function LibraryDialog() {
 
 function LibraryList({ onOpened }: { readonly onOpened: () => void }) {
   const lab = useLabStore();
-  const lib = loadedScenarioLibrary() ?? use(loadScenarioLibrary());
+  const lib = scenarioLibrary();
   return (
     <div className="library-groups">
       {lib.groups.map((g) => (
