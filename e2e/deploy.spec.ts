@@ -88,6 +88,15 @@ test.describe("offline", () => {
     await expect(page.getByTestId("seed")).toHaveText("9");
     // Served by the service worker, not the host.
     expect(host.asked.length).toBe(before);
+
+    // The lesson and scenario files are JSON files of the build, fetched when opened: cached too, so they open offline.
+    expect(cached.files.filter((f) => /\/assets\/[\w-]+\.json$/.test(f)).length).toBeGreaterThanOrEqual(40);
+    await page.goto(`${site}?lesson=fencing`);
+    await expect(page.getByTestId("lesson-card")).toBeVisible();
+    await page.goto(`${site}?seed=9&speed=1`);
+    await page.getByRole("button", { name: "Scenarios", exact: true }).click();
+    await expect(page.getByRole("dialog", { name: "Scenarios" }).getByTestId("library-item")).toHaveCount(35);
+    expect(host.asked.length).toBe(before);
     expect(errors).toEqual([]);
   });
 });

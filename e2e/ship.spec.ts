@@ -1,19 +1,21 @@
 /**
- * Ship less (issue 15, part 4): the first screen loads only what it shows. The bundled
- * lesson and scenario files, the share dialog and the settings load when opened; the
+ * Ship less (issue 15, part 4): the first screen loads only what it shows. The lesson and
+ * scenario files (JSON data, fetched when opened), the share dialog and the settings load when opened; the
  * diagram and the statecharts arrive just after, in their places on the board.
  */
 import { expect, type Page, test } from "@playwright/test";
 import { leader, nodes, shot, watchErrors } from "./support";
 
-/** The file names of every script the page and its worker requested so far. */
+/** The file names of every script (and JSON data file: the lessons and scenarios) the page and its worker requested so far. */
 function scripts(page: Page): string[] {
   const seen: string[] = [];
   page.on("request", (r) => {
-    if (r.resourceType() === "script" || r.url().endsWith(".js")) seen.push(r.url().slice(r.url().lastIndexOf("/") + 1));
+    if (r.resourceType() === "script" || r.url().endsWith(".js") || r.url().endsWith(".json")) seen.push(r.url().slice(r.url().lastIndexOf("/") + 1));
   });
   return seen;
 }
+
+const dataFiles = (seen: readonly string[]) => seen.filter((s) => s.endsWith(".json"));
 
 const loaded = (seen: readonly string[], chunk: string) => seen.some((s) => s.startsWith(`${chunk}-`));
 
@@ -28,9 +30,10 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   await expect(page.getByRole("heading", { name: "Lease holders" })).toBeVisible();
   await shot(page, "ship-01-first-screen");
   // zod and the scenario file's schema too: a run from the settings parses no file.
-  for (const chunk of ["catalog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard", "toolsPart", "lessonsPart"]) {
+  for (const chunk of ["catalog", "link", "ResetDialog", "ShareMenu", "SettingsDialog", "LibraryDialog", "CourseDialog", "LessonCard", "ComparePage", "zod", "files", "linkCheck", "ClassroomBoard", "toolsPart", "lessonsPart"]) {
     expect(loaded(seen, chunk), `${chunk} loaded with the first screen`).toBe(false);
   }
+  expect(dataFiles(seen), "lesson or scenario files fetched with the first screen").toEqual([]);
   expect(loaded(seen, "SpaceTime")).toBe(true);
   // The board's lower rows arrive the same way, in their places.
   await expect(page.getByRole("heading", { name: "Event log" })).toBeVisible();
@@ -49,6 +52,14 @@ test("the first screen leaves the lessons, the library and the dialogs out; they
   await expect(page.getByRole("dialog", { name: "Share & export" })).toBeVisible();
   expect(loaded(seen, "ShareMenu")).toBe(true);
   await shot(page, "ship-02-share-opened");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "Share & export" })).toHaveCount(0);
+
+  // The course fetches the lesson files (and the glossary), not the scenarios.
+  await page.getByRole("button", { name: "Course" }).click();
+  await expect(page.getByRole("link", { name: "The GC pause and the fencing token" })).toBeVisible();
+  expect(dataFiles(seen).filter((f) => f.startsWith("glossary-"))).toHaveLength(1);
+  expect(dataFiles(seen)).toHaveLength(14);
   expect(errors).toEqual([]);
 });
 

@@ -92,8 +92,12 @@ export interface SizeReport {
   over: boolean;
 }
 
-/** The printed report: every file, the two totals, and a budget line for each (OVER when over). */
-export function report(sizes: readonly FileSize[], first: readonly string[]): SizeReport {
+/**
+ * The printed report: every file, the two totals, the lesson and scenario data (JSON files
+ * fetched when opened: shown, never counted against the JavaScript budgets), and a budget line
+ * for each (OVER when over).
+ */
+export function report(sizes: readonly FileSize[], first: readonly string[], data: readonly FileSize[] = []): SizeReport {
   const lines: string[] = [];
   const firstSet = new Set(first);
   const width = Math.max(...sizes.map((s) => s.name.length), 4);
@@ -106,6 +110,9 @@ export function report(sizes: readonly FileSize[], first: readonly string[]): Si
   const totalRaw = sizes.reduce((a, s) => a + s.raw, 0);
   lines.push(`first screen (page + worker): ${kb(firstGzip)} gzipped`);
   lines.push(`all JavaScript: ${kb(totalGzip)} gzipped, ${kb(totalRaw)} raw`);
+  const dataGzip = data.reduce((a, s) => a + s.gzip, 0);
+  const dataRaw = data.reduce((a, s) => a + s.raw, 0);
+  lines.push(`lesson and scenario data (JSON, fetched when opened): ${kb(dataGzip)} gzipped, ${kb(dataRaw)} raw, in ${data.length} files`);
   const budget = (what: string, value: number, limit: number) =>
     `budget ${what}: ${kb(value)} of ${kb(limit)} gzipped ${value <= limit ? "ok" : "OVER"}`;
   lines.push(budget("first screen", firstGzip, FIRST_SCREEN_BUDGET));

@@ -13,7 +13,6 @@ import "./diagram/SpaceTime.css";
 import { ShareMenu } from "./sharing/ShareButton";
 import { TimeTravel } from "./timeline/TimeTravel";
 import { leaseCard } from "./leaseCard";
-import { ResetDialog } from "./ResetDialog";
 import { handleKey, SHORTCUTS } from "./shortcuts";
 import { connectSimulation } from "./simLink";
 import { useShallow } from "zustand/react/shallow";
@@ -69,7 +68,6 @@ export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonB
       <ErrorBanner />
       <Body lesson={lesson?.lesson} />
       <HelpOverlay />
-      <ResetDialog />
       <LazyDialogs />
       <LazyReadCheckDialog />
       <Blank />

@@ -5,10 +5,10 @@ import type { SimView } from "../worker/protocol";
 import { SPEEDS } from "../worker/protocol";
 import { useShallow } from "zustand/react/shallow";
 import { MomentControls, MomentStatus } from "./MomentControls";
-import { requestReset } from "./ResetDialog";
+import { requestReset } from "./reset";
 import { selectSend, useLab, useLabStore } from "./store";
 import { useUi } from "./ui";
-import { useLibraryUi } from "./library/open";
+import { useLibraryUi } from "./library/libraryUi";
 
 export function speedWords(s: number): string {
   if (s === 1) return "real time";

@@ -5,21 +5,31 @@
  */
 import { type ComponentProps, lazy, type ReactNode, Suspense } from "react";
 import type { PanelId } from "./lesson/panels";
-import { useLibraryUi } from "./library/open";
+import { useLibraryUi } from "./library/libraryUi";
 import { useLab } from "./store";
 import { useUi } from "./ui";
 
 const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ default: m.SpaceTime })));
 const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
-const LessonCardChunk = lazy(() => import("./lesson/LessonCard").then((m) => ({ default: m.LessonCard })));
+/** The lesson files (and the glossary) are fetched with the code of what shows them. */
+const withLessons = () => import("./lesson/catalog").then((m) => m.loadLessonCatalog());
+const LessonCardChunk = lazy(() => Promise.all([import("./lesson/LessonCard"), withLessons()]).then(([m]) => ({ default: m.LessonCard })));
 const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
 const ClassroomBoardChunk = lazy(() => import("./classroom/ClassroomBoard").then((m) => ({ default: m.ClassroomBoard })));
 const LogGridChunk = lazy(() => import("./panels/LogGrid").then((m) => ({ default: m.LogGrid })));
 const WidePanelsChunk = lazy(() => import("./widePanels").then((m) => ({ default: m.WidePanels })));
 const ReadCheckDialogChunk = lazy(() => import("./reads/ReadCheck").then((m) => ({ default: m.ReadCheckDialog })));
 const SettingsDialogChunk = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
-const CourseDialogChunk = lazy(() => import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog })));
-const LibraryDialogChunk = lazy(() => import("./library/LibraryDialog").then((m) => ({ default: m.LibraryDialog })));
+const CourseDialogChunk = lazy(() => {
+  // The welcome shows at once; the lessons are fetched meanwhile, for the course and the glossary.
+  void withLessons();
+  return import("./course/CourseDialog").then((m) => ({ default: m.CourseDialog }));
+});
+const ResetDialogChunk = lazy(() => import("./ResetDialog").then((m) => ({ default: m.ResetDialog })));
+// The library's list is the whole dialog: it opens with its files.
+const LibraryDialogChunk = lazy(() =>
+  Promise.all([import("./library/LibraryDialog"), import("./library/catalog").then((m) => m.loadScenarioLibrary())]).then(([m]) => ({ default: m.LibraryDialog })),
+);
 
 /** What a panel shows while its code loads: its place on the board, and a word. */
 function Loading({ what }: { readonly what: string }) {
@@ -107,13 +117,15 @@ export function LazyScenarioCard() {
   );
 }
 
-/** The settings, course and library dialogs: nothing until one is first opened. */
+/** The reset question and the settings, course and library dialogs: nothing until one is first opened. */
 export function LazyDialogs() {
+  const reset = useUi((u) => u.resetOpen);
   const settings = useUi((u) => u.settingsOpen);
   const course = useUi((u) => u.courseView !== null);
   const library = useLibraryUi((u) => u.open);
   return (
     <Suspense fallback={null}>
+      {reset && <ResetDialogChunk />}
       {settings && <SettingsDialogChunk />}
       {course && <CourseDialogChunk />}
       {library && <LibraryDialogChunk />}

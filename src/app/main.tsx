@@ -10,7 +10,7 @@ import { useUi } from "./ui";
 import { bareAddressOpens, isBareAddress, loadLastVisit, saveLastVisit } from "./course/visit";
 import "./styles.css";
 import type { Library } from "./library/catalog";
-import { bootScenario, compareParams } from "./library/open";
+import type { bootScenario, compareParams } from "./library/open";
 import { embedded } from "./embed/embedMode";
 
 const root = document.getElementById("root");
@@ -20,13 +20,16 @@ const rootEl = root;
 const lab = createLabStore();
 
 /**
- * The lessons, the scenario library and the compare page are chunks of their own (the
- * bundled lesson and scenario files are most of their weight): loaded before the first
- * render only when the address needs them. Their dialogs load them when opened.
+ * The lessons, the scenario library and the compare page are chunks of their own, and the
+ * lesson and scenario files JSON files of their own: loaded before the first render only
+ * when the address needs them. Their dialogs load them when opened.
  */
 interface Loaded {
   readonly lessonCatalog: () => Catalog;
   readonly scenarioLibrary: () => Library;
+  /** How ?scenario= and ?compare= open (loaded with the library, when the address has either). */
+  readonly bootScenario: typeof bootScenario;
+  readonly compareParams: typeof compareParams;
   readonly ComparePage: typeof import("./library/ComparePage").ComparePage | null;
 }
 
@@ -38,20 +41,25 @@ async function loadWhatTheAddressNeeds(): Promise<Loaded> {
   const q = new URLSearchParams(search);
   const last = isBareAddress(search, hash) ? loadLastVisit() : null;
   const lessons = q.has("lesson") || (last !== null && last !== "lab");
-  const [lessonModule, libraryModule, compareModule] = await Promise.all([
-    lessons ? import("./lesson/catalog") : null,
-    q.has("scenario") || q.has("compare") ? import("./library/catalog") : null,
+  const library = q.has("scenario") || q.has("compare");
+  const [lessonModule, libraryModule, openModule, compareModule] = await Promise.all([
+    lessons ? import("./lesson/catalog").then(async (m) => (await m.loadLessonCatalog(), m)) : null,
+    library ? import("./library/catalog").then(async (m) => (await m.loadScenarioLibrary(), m)) : null,
+    library ? import("./library/open") : null,
     q.has("compare") ? import("./library/ComparePage") : null,
   ]);
   return {
     lessonCatalog: lessonModule?.lessonCatalog ?? (() => NO_LESSONS),
     scenarioLibrary: libraryModule?.scenarioLibrary ?? (() => NO_LIBRARY),
+    // Without ?scenario= or ?compare= neither has anything to open.
+    bootScenario: openModule?.bootScenario ?? ((_search, params) => params),
+    compareParams: openModule?.compareParams ?? (() => null),
     ComparePage: compareModule?.ComparePage ?? null,
   };
 }
 
 function render(parsed: ParsedParams, loaded: Loaded): void {
-  const { lessonCatalog, scenarioLibrary, ComparePage } = loaded;
+  const { lessonCatalog, scenarioLibrary, bootScenario, compareParams, ComparePage } = loaded;
   // The bare address takes a returning visitor back where they were (an unfinished lesson), and
   // greets a first visit; an address that names anything opens what it names.
   const { search, hash, pathname } = window.location;

@@ -10,7 +10,7 @@ import { configProblems, defaultConfig, MAX_CLIENTS, MAX_HOLDERS, MAX_NODES } fr
 import type { Scenario } from "../core/scenario/schema";
 import { configFor, settingsFromScenario, timingOf } from "../worker/settings";
 import { DEFAULT_SPEED, MAX_SPEED, MIN_SPEED, type RunSettings, type TimingSettings } from "../worker/protocol";
-import { decodeRunHash } from "./sharing/link";
+import { runPayloadFromHash } from "./sharing/linkHash";
 import { type KnobValues, knobProblem, NUMBER_KNOBS } from "./leaseKnobs";
 
 export const DEFAULT_TIMING: TimingSettings = timingOf(defaultConfig());
@@ -222,8 +222,11 @@ export function toSearch(s: RunSettings): string {
  */
 export async function bootParams(search: string, hash: string): Promise<ParsedParams> {
   const fromQuery = parseParams(search);
-  const link = await decodeRunHash(hash);
-  if (link === null) return fromQuery;
+  const payload = runPayloadFromHash(hash);
+  if (payload === null) return fromQuery;
+  // The decoder (and the scenario check it loads) is a chunk of its own: only a share link needs it.
+  const { decodeRunPayload } = await import("./sharing/link");
+  const link = await decodeRunPayload(payload);
   if (!link.ok) {
     return {
       settings: fromQuery.settings,

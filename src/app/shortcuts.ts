@@ -2,7 +2,7 @@
 import type { Action } from "../core/sim/sim";
 import type { SimView } from "../worker/protocol";
 import { stepSpeed } from "./pace";
-import { requestReset } from "./ResetDialog";
+import { requestReset } from "./reset";
 import type { LabState, Selection } from "./store";
 import { jumpToMarker } from "./timeline/timelineUi";
 import { useUi } from "./ui";

@@ -1,6 +1,6 @@
 /** Reset (R and the toolbar's button) asks first when it would throw away the user's actions or branches. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { lossWords, resetLoses } from "../../src/app/ResetDialog";
+import { lossWords, resetLoses } from "../../src/app/reset";
 import { handleKey } from "../../src/app/shortcuts";
 import { createLabStore, type LabStore } from "../../src/app/store";
 import { useUi } from "../../src/app/ui";

@@ -13,10 +13,10 @@ import {
   encodeRunPayload,
   MAX_SCENARIO_BYTES,
   parseShareInput,
-  runPayloadFromHash,
   shareLink,
   toBase64Url,
 } from "../../src/app/sharing/link";
+import { runPayloadFromHash } from "../../src/app/sharing/linkHash";
 import { type ComputedLike, inlineStyles, pictureBox, pictureFilename, pngScale, type StyledElement } from "../../src/app/sharing/pictures";
 import { ShareMenu } from "../../src/app/sharing/ShareButton";
 import { pictureButtonName, ShareDialog } from "../../src/app/sharing/ShareMenu";

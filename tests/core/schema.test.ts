@@ -87,6 +87,16 @@ describe("scenario validation", () => {
     expect(errorsOf({ actions: [{ at: "1s", do: "crash", node: "n1", nod: "n2" }] }).join()).toMatch(/nod/);
   });
 
+  it("says what is wrong in words where the schema has no message of its own (zod/mini loads none unless told)", () => {
+    expect(errorsOf({ name: "", holders: { preset: "x" }, actions: [{ at: 0, do: "drift", node: "n1", ppm: 1.5 }, 5] })).toEqual([
+      "name: Too small: expected string to have >=1 characters",
+      'holders.preset: Invalid option: expected one of "etcd"|"dhcp"|"primary"',
+      "actions[0].ppm: Invalid input: expected int, received number",
+      "actions[1]: Invalid input: expected object, received number",
+    ]);
+    expect(errorsOf({ cluster: { nodes: 3, bogus: 1 } })).toEqual(['cluster: Unrecognized key: "bogus"']);
+  });
+
   it("reports broken JSON clearly", () => {
     const r = parseScenarioText('{ "seed": 1, ');
     expect(r.ok).toBe(false);

@@ -40,4 +40,16 @@ describe("the size benchmark (scripts/sizes.ts)", () => {
     expect(totalOver.over).toBe(true);
     expect(totalOver.lines.at(-1)).toMatch(/^budget all JavaScript: .* OVER$/);
   });
+
+  it("shows the lesson and scenario data (JSON) on a line of its own, outside the JavaScript budgets", () => {
+    const js = [{ name: "a.js", raw: 10, gzip: FIRST_SCREEN_BUDGET }];
+    const data = [
+      { name: "assets/01-x.json", raw: 5000, gzip: 200_000 },
+      { name: "assets/02-y.json", raw: 3000, gzip: 1000 },
+    ];
+    const r = report(js, ["a.js"], data);
+    expect(r.over).toBe(false);
+    expect(r.lines).toContain("lesson and scenario data (JSON, fetched when opened): 201.0 KB gzipped, 8.0 KB raw, in 2 files");
+    expect(r.lines).toContain("all JavaScript: 170.0 KB gzipped, 0.0 KB raw");
+  });
 });

@@ -3,8 +3,8 @@
  * course (every lesson, with how far the visitor got), and the glossary (every term the
  * lessons use). One dialog, three views; the toolbar's "Course" button opens it too.
  */
-import { useEffect, useRef } from "react";
-import { GLOSSARY_TERMS, lessonCatalog } from "../lesson/catalog";
+import { Suspense, use, useEffect, useRef } from "react";
+import { glossaryTerms, loadedLessonCatalog, loadLessonCatalog } from "../lesson/catalog";
 import { loadProgress } from "../lesson/progress";
 import { useUi } from "../ui";
 import { saveLastVisit } from "./visit";
@@ -33,8 +33,13 @@ export function CourseDialog() {
         {TITLES[view]}
       </h2>
       {view === "welcome" && <Welcome onLab={leave} />}
-      {view === "course" && <Course />}
-      {view === "glossary" && <Glossary />}
+      {view !== "welcome" && (
+        // The welcome needs no lesson; the course and the glossary wait for the lesson files (fetched as the dialog opened).
+        <Suspense fallback={<p className="loading">Loading the lessons…</p>}>
+          {view === "course" && <Course />}
+          {view === "glossary" && <Glossary />}
+        </Suspense>
+      )}
       <div className="actions dialog-actions">
         {view !== "welcome" && (
           <button type="button" onClick={() => useUi.getState().openCourse(view === "course" ? "glossary" : "course")}>
@@ -90,7 +95,7 @@ function Welcome({ onLab }: { onLab: () => void }) {
 }
 
 function Course() {
-  const entries = lessonCatalog().entries;
+  const entries = (loadedLessonCatalog() ?? use(loadLessonCatalog())).entries;
   return (
     <ol className="course-list">
       {entries.map((e) => {
@@ -127,9 +132,10 @@ function Course() {
 }
 
 function Glossary() {
+  if (loadedLessonCatalog() === null) use(loadLessonCatalog());
   return (
     <dl className="glossary">
-      {GLOSSARY_TERMS.map(([term, definition]) => (
+      {glossaryTerms().map(([term, definition]) => (
         <div key={term}>
           <dt>
             <dfn>{term}</dfn>

@@ -10,7 +10,7 @@ import { describeExpectation } from "../../core/scenario/runner";
 import { formatDuration, formatInstant } from "../../core/sim/time";
 import type { LessonView } from "../../worker/protocol";
 import { selectSend, selectSetHighlight, useLab, useLabStore } from "../store";
-import { GLOSSARY } from "./catalog";
+import { glossary } from "./catalog";
 import { lessonFocus, lessonKey, stepControls } from "./lessonUi";
 import { loadProgress, saveProgress, stepAddress } from "./progress";
 import { prosePieces } from "./prose";
@@ -139,7 +139,7 @@ function Prose({ text }: { readonly text: string }) {
   const base = useId();
   return (
     <>
-      {prosePieces(text, GLOSSARY).map((p, i) => {
+      {prosePieces(text, glossary()).map((p, i) => {
         if (p.kind === "text") return p.text;
         const key = `${i}-${p.term}`;
         if (p.definition === null) return <dfn key={key}>{p.text}</dfn>;

@@ -1,10 +1,13 @@
 /**
- * The course: every lesson file in lessons/, bundled into the page and validated with
- * parseLesson. A file that does not parse is listed with its errors (the page says so when
- * it is asked for); it never stops the page.
+ * The course: every lesson file in lessons/, validated with parseLesson. The files are data,
+ * not code: the build ships them as JSON files beside the page (cached for offline use like
+ * the rest), fetched when the course or a lesson is first opened (loadLessonCatalog). Node
+ * (the tests) hands them in read from disk (readLessonFilesWith). A file that does not parse, or
+ * cannot be fetched, is listed with its errors (the page says so when it is asked for); it
+ * never stops the page.
  */
 import { type Lesson, parseLesson } from "../../core/lesson/schema";
-import glossaryFile from "../../../lessons/glossary.json";
+import { FileProblem, fetchFiles, type JsonFiles } from "../dataFiles";
 
 export interface CatalogEntry {
   /** The file's name ("07-fencing.json"). */
@@ -32,6 +35,10 @@ export function buildCatalog(files: Readonly<Record<string, unknown>>): Catalog 
   for (const [path, json] of Object.entries(files)) {
     const file = fileName(path);
     if (file === "glossary.json") continue;
+    if (json instanceof FileProblem) {
+      entries.push({ file, lesson: null, errors: [json.message] });
+      continue;
+    }
     let r: ReturnType<typeof parseLesson>;
     try {
       r = parseLesson(json);
@@ -65,18 +72,77 @@ export function buildGlossary(json: unknown): ReadonlyMap<string, string> {
   return terms;
 }
 
-let bundled: Catalog | null = null;
+/** Each lesson file (and the glossary) as the address of its JSON file in the build. */
+const LESSON_URLS = import.meta.glob<string>("../../../lessons/*.json", { query: "?url&no-inline", import: "default", eager: true });
 
-/** The lessons bundled with the page (parsed once, on first use). */
-export function lessonCatalog(): Catalog {
-  bundled ??= buildCatalog(import.meta.glob("../../../lessons/*.json", { eager: true, import: "default" }));
-  return bundled;
+interface Course {
+  readonly catalog: Catalog;
+  /** Term (lower case) -> definition. */
+  readonly glossary: ReadonlyMap<string, string>;
+  /** The terms as written, in alphabetical order, for the glossary page. */
+  readonly terms: readonly (readonly [term: string, definition: string])[];
 }
 
-/** The glossary bundled with the page (lessons/glossary.json): term (lower case) -> definition. */
-export const GLOSSARY: ReadonlyMap<string, string> = buildGlossary(glossaryFile);
+function courseOf(files: JsonFiles): Course {
+  const glossaryJson = Object.entries(files).find(([path]) => fileName(path) === "glossary.json")?.[1] ?? {};
+  const terms =
+    typeof glossaryJson === "object" && glossaryJson !== null && !Array.isArray(glossaryJson)
+      ? Object.entries(glossaryJson as Record<string, unknown>)
+          .filter((e): e is [string, string] => typeof e[1] === "string")
+          .sort(([a], [b]) => a.localeCompare(b, "en", { sensitivity: "base" }))
+      : [];
+  return { catalog: buildCatalog(files), glossary: buildGlossary(glossaryJson), terms };
+}
+
+let course: Course | null = null;
+let loading: Promise<Catalog> | null = null;
+let diskFiles: (() => JsonFiles) | null = null;
+
+/** Node (tests): where the lesson files come from instead of fetching them (path -> parsed JSON), read on first use. */
+export function readLessonFilesWith(read: () => JsonFiles): void {
+  diskFiles = read;
+  course = null;
+  loading = null;
+}
+
+/**
+ * Fetches and parses the lessons once; later calls return the same promise (React's `use`
+ * needs that). Never rejects: a file that cannot be fetched is a broken entry.
+ */
+export function loadLessonCatalog(): Promise<Catalog> {
+  loading ??=
+    course !== null
+      ? Promise.resolve(course.catalog)
+      : fetchFiles(LESSON_URLS).then((files) => {
+          course = courseOf(files);
+          return course.catalog;
+        });
+  return loading;
+}
+
+/** The lessons if they are loaded (or Node gave their files), else null. */
+export function loadedLessonCatalog(): Catalog | null {
+  if (course === null && diskFiles !== null) course = courseOf(diskFiles());
+  return course?.catalog ?? null;
+}
+
+function loaded(): Course {
+  if (course === null && diskFiles !== null) course = courseOf(diskFiles());
+  if (course === null) throw new Error("the lessons are not loaded yet (loadLessonCatalog first)");
+  return course;
+}
+
+/** The lessons shipped with the page; loadLessonCatalog must have settled first (the page awaits it before showing any lesson). */
+export function lessonCatalog(): Catalog {
+  return loaded().catalog;
+}
+
+/** The glossary (lessons/glossary.json): term (lower case) -> definition. Loaded with the lessons. */
+export function glossary(): ReadonlyMap<string, string> {
+  return loaded().glossary;
+}
 
 /** The same terms as written, in alphabetical order, for the glossary page. */
-export const GLOSSARY_TERMS: readonly (readonly [term: string, definition: string])[] = Object.entries(glossaryFile as Record<string, string>).sort(
-  ([a], [b]) => a.localeCompare(b, "en", { sensitivity: "base" }),
-);
+export function glossaryTerms(): readonly (readonly [term: string, definition: string])[] {
+  return loaded().terms;
+}

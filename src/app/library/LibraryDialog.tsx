@@ -7,7 +7,8 @@ import { useEffect, useRef } from "react";
 import { useLabStore } from "../store";
 import { type LibraryEntry, scenarioLibrary, whatToWatch } from "./catalog";
 import { pairOf } from "./pairs";
-import { goCompare, openLibraryScenario, useLibraryUi } from "./open";
+import { useLibraryUi } from "./libraryUi";
+import { goCompare, openLibraryScenario } from "./open";
 import "./library.css";
 import { Modal } from "../Modal";
 

@@ -7,10 +7,11 @@
 import { formatInstant } from "../../core/sim/time";
 import type { ScenarioRunView } from "../../worker/protocol";
 import { selectCursor, useLab } from "../store";
-import { scenarioLibrary } from "./catalog";
+import { loadedScenarioLibrary } from "./catalog";
 import { pairOf } from "./pairs";
 import { Checklist } from "./Checklist";
-import { goCompare, useLibraryUi } from "./open";
+import { useLibraryUi } from "./libraryUi";
+import { goCompare } from "./open";
 import "./library.css";
 
 /** The library id of the scenario on screen, when the address names one. */
@@ -29,7 +30,8 @@ export function ScenarioCard() {
 function ScenarioCardView({ sv, now }: { readonly sv: ScenarioRunView; readonly now: number }) {
   const cursor = useLab(selectCursor);
   const id = currentId();
-  const pair = id !== null && scenarioLibrary().byId.has(id) ? pairOf(id) : null;
+  // The address names a library scenario only once the library is loaded (main.tsx, the library dialog).
+  const pair = id !== null && loadedScenarioLibrary()?.byId.has(id) === true ? pairOf(id) : null;
   return (
     <section className="scenario-card" aria-labelledby="scenario-title" data-testid="scenario-card">
       <div className="scenario-head">

@@ -1,16 +1,19 @@
 /**
- * The scenario library: every shipped scenario file in scenarios/, bundled into the page
- * (as the course bundles lessons/) and validated with parseScenario. A new file appears
- * by itself. Files made for seed sweeps (scenarios/sweeps: a random nemesis, meant to be
+ * The scenario library: every shipped scenario file in scenarios/, validated with
+ * parseScenario. A new file appears by itself. The files are data, not code: shipped as JSON
+ * files beside the page and fetched when the library or a scenario is first opened
+ * (loadScenarioLibrary), as the course's lessons are; Node (the tests) hands them in read
+ * from disk (readScenarioFilesWith). Files made for seed sweeps (scenarios/sweeps: a random nemesis, meant to be
  * run over many seeds) are not single runs to watch, and are left out.
  *
  * Pairs to compare side by side (the same run with and without a policy) are data: PAIRS,
- * in pairs.ts (the first screen needs them, not the bundled files).
+ * in pairs.ts (the first screen needs them, not the scenario files).
  */
 import { describeExpectation, scenarioActions } from "../../core/scenario/runner";
 import { parseScenario, type Scenario } from "../../core/scenario/schema";
 import { formatInstant } from "../../core/sim/time";
 import { describeAction } from "../../worker/describe";
+import { FileProblem, fetchFiles, type JsonFiles } from "../dataFiles";
 
 /** Folders of scenarios/ whose files are seed sweeps, not single runs. */
 export const SWEEP_FOLDERS: ReadonlySet<string> = new Set(["sweeps"]);
@@ -46,6 +49,15 @@ export function scenarioId(path: string): string | null {
   return m === null ? null : `${m[1]}/${m[2]}`;
 }
 
+function entryOf(id: string, folder: string, json: unknown): LibraryEntry {
+  try {
+    const r = parseScenario(json);
+    return r.ok ? { id, folder, scenario: r.scenario, errors: [] } : { id, folder, scenario: null, errors: r.errors };
+  } catch (e) {
+    return { id, folder, scenario: null, errors: [`could not be read: ${e instanceof Error ? e.message : String(e)}`] };
+  }
+}
+
 /** The library from files (path -> parsed JSON). */
 export function buildLibrary(files: Readonly<Record<string, unknown>>): Library {
   const byId = new Map<string, Scenario>();
@@ -55,13 +67,7 @@ export function buildLibrary(files: Readonly<Record<string, unknown>>): Library 
     if (id === null) continue;
     const folder = id.slice(0, id.indexOf("/"));
     if (SWEEP_FOLDERS.has(folder)) continue;
-    let entry: LibraryEntry;
-    try {
-      const r = parseScenario(json);
-      entry = r.ok ? { id, folder, scenario: r.scenario, errors: [] } : { id, folder, scenario: null, errors: r.errors };
-    } catch (e) {
-      entry = { id, folder, scenario: null, errors: [`could not be read: ${e instanceof Error ? e.message : String(e)}`] };
-    }
+    const entry: LibraryEntry = json instanceof FileProblem ? { id, folder, scenario: null, errors: [json.message] } : entryOf(id, folder, json);
     if (entry.scenario !== null) byId.set(id, entry.scenario);
     const list = byFolder.get(folder) ?? [];
     list.push(entry);
@@ -73,14 +79,46 @@ export function buildLibrary(files: Readonly<Record<string, unknown>>): Library 
   return { groups, byId };
 }
 
-let bundled: Library | null = null;
+/** Each scenario file as the address of its JSON file in the build (not the seed sweeps: the library leaves them out). */
+const SCENARIO_URLS = import.meta.glob<string>(["../../../scenarios/*/*.json", "!../../../scenarios/sweeps/*.json"], {
+  query: "?url&no-inline",
+  import: "default",
+  eager: true,
+});
 
-/** The scenarios bundled with the page (parsed once, on first use). */
-export function scenarioLibrary(): Library {
-  bundled ??= buildLibrary(import.meta.glob("../../../scenarios/*/*.json", { eager: true, import: "default" }));
-  return bundled;
+let library: Library | null = null;
+let loading: Promise<Library> | null = null;
+let diskFiles: (() => JsonFiles) | null = null;
+
+/** Node (tests): where the scenario files come from instead of fetching them (path -> parsed JSON), read on first use. */
+export function readScenarioFilesWith(read: () => JsonFiles): void {
+  diskFiles = read;
+  library = null;
+  loading = null;
 }
 
+/** Fetches and parses the scenarios once; later calls share the result. Never rejects: a file that cannot be fetched is a broken entry. */
+export function loadScenarioLibrary(): Promise<Library> {
+  if (library !== null) return Promise.resolve(library);
+  loading ??= fetchFiles(SCENARIO_URLS).then((files) => {
+    library = buildLibrary(files);
+    return library;
+  });
+  return loading;
+}
+
+/** The library if it is loaded (or Node gave its files), else null. */
+export function loadedScenarioLibrary(): Library | null {
+  if (library === null && diskFiles !== null) library = buildLibrary(diskFiles());
+  return library;
+}
+
+/** The scenarios shipped with the page; loadScenarioLibrary must have settled first (the page awaits it before using them). */
+export function scenarioLibrary(): Library {
+  const lib = loadedScenarioLibrary();
+  if (lib === null) throw new Error("the scenario library is not loaded yet (loadScenarioLibrary first)");
+  return lib;
+}
 
 /**
  * One line saying what to watch: the first scripted action, and the expectation that is

@@ -3,7 +3,6 @@
  * scenario, the page's settings from openedSettings), and an address that names it:
  * ?scenario=lease/03-gc-pause-fenced (a reload opens it again), or ?compare=a,b.
  */
-import { create } from "zustand";
 import type { Scenario } from "../../core/scenario/schema";
 import { DEFAULT_SPEED, type RunSettings } from "../../worker/protocol";
 import { openedSettings, type ParsedParams } from "../params";
@@ -11,12 +10,6 @@ import { startMessage } from "../simLink";
 import type { LabStore } from "../store";
 import type { Library } from "./catalog";
 import { pairOf } from "./pairs";
-
-/** Whether the library dialog is open (page-only state of its own, beside useUi). */
-export const useLibraryUi = create<{ readonly open: boolean; readonly setOpen: (open: boolean) => void }>()((set) => ({
-  open: false,
-  setOpen: (open) => set({ open }),
-}));
 
 /** The page's settings for a library run: the file's own settings, paused at 0 so the story can be read first. */
 export function librarySettings(sc: Scenario, speed: number): RunSettings {

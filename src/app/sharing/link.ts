@@ -12,11 +12,10 @@
  * current browser and in Node 20).
  */
 import type { Scenario } from "../../core/scenario/schema";
+import { HASH_KEY, runPayloadFromHash } from "./linkHash";
 
 /** The link format version written by encode; the `1.` in `#run=1.`. */
 export const LINK_VERSION = 1;
-/** The hash parameter that carries a run. */
-export const HASH_KEY = "run";
 /**
  * A link's scenario may be at most this large once unpacked (bytes), so unpacking a hostile
  * link stays cheap. (Running it is bounded by the worker: it opens a run in at most a few
@@ -163,17 +162,6 @@ export function embedSnippet(shareUrl: string, title = "Lease Lab: a shared run"
   return `<iframe src="${attr(embedUrl(shareUrl))}" width="${EMBED_WIDTH}" height="${EMBED_HEIGHT}" title="${attr(title)}" style="border:0" loading="lazy" allowfullscreen></iframe>`;
 }
 
-/** The run payload in a URL hash ("#run=1.abc" -> "1.abc"), or null when the hash carries no run. */
-export function runPayloadFromHash(hash: string): string | null {
-  const h = hash.startsWith("#") ? hash.slice(1) : hash;
-  if (h === "") return null;
-  for (const part of h.split("&")) {
-    const eq = part.indexOf("=");
-    const key = eq < 0 ? part : part.slice(0, eq);
-    if (key === HASH_KEY) return eq < 0 ? "" : part.slice(eq + 1);
-  }
-  return null;
-}
 
 /**
  * Scenario text -> the scenario, or its errors each starting with `prefix` (linkCheck.ts).

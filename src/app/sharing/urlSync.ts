@@ -16,7 +16,7 @@
 import type { LabStore } from "../store";
 import type { TimedActionView } from "../../worker/protocol";
 import { momentText } from "../params";
-import { encodeRunHash, runPayloadFromHash } from "./link";
+import { runPayloadFromHash } from "./linkHash";
 
 export const URL_SYNC_DELAY_MS = 1000;
 /** The address follows a paused cursor this long after it last moved (ms). */
@@ -74,6 +74,7 @@ export function startUrlSync(lab: LabStore, delayMs = URL_SYNC_DELAY_MS, momentD
     const forRun = v.runId;
     try {
       const exp = await lab.getState().requestExport("scenario");
+      const { encodeRunHash } = await import("./link");
       const hash = await encodeRunHash(exp.text);
       if (lab.getState().view?.runId === forRun) replaceHash(hash);
     } catch {

@@ -12,7 +12,7 @@
  * describeAction are derived from this table. A new member of `Action` without an entry
  * here does not compile (`satisfies ActionTable`), nor does an entry that forgets a part.
  */
-import type { z } from "zod";
+import type { z } from "zod/mini";
 import type { byMessageType, latencyRange, SETTING_SCHEMAS } from "../sim/configSchema";
 import type { Action } from "../sim/sim";
 import { formatDuration, formatExactDuration } from "../sim/time";
@@ -24,8 +24,27 @@ import type { at, duration, procRef, signedDuration } from "./fields";
  * worker's, the page's) loads no schema library: this table's other parts are plain code.
  */
 export interface FormKit {
-  /** The parts of zod the forms use (not the whole namespace, so the bundle keeps only these). */
-  readonly z: Pick<typeof z, "array" | "boolean" | "discriminatedUnion" | "enum" | "literal" | "number" | "strictObject" | "string">;
+  /** The parts of zod/mini the forms use (not the whole namespace, so the bundle keeps only these). */
+  readonly z: Pick<
+    typeof z,
+    | "_default"
+    | "array"
+    | "boolean"
+    | "discriminatedUnion"
+    | "enum"
+    | "int"
+    | "literal"
+    | "maximum"
+    | "maxLength"
+    | "minimum"
+    | "minLength"
+    | "nullable"
+    | "number"
+    | "optional"
+    | "refine"
+    | "strictObject"
+    | "string"
+  >;
   readonly at: typeof at;
   readonly duration: typeof duration;
   readonly procRef: typeof procRef;
@@ -41,7 +60,7 @@ export type ScenarioActionInput = { readonly at: string; readonly do: string } &
 type ActionOf<T extends Action["type"]> = Extract<Action, { type: T }>;
 
 /** A file form: a strict object with `at` and a literal `do`. */
-type FileForm = z.ZodObject<{ at: typeof duration; do: z.ZodLiteral<string> } & z.ZodRawShape>;
+type FileForm = z.ZodMiniObject<{ at: typeof duration; do: z.ZodMiniLiteral<string> } & z.core.$ZodShape>;
 
 interface ActionDecl<T extends Action["type"], F extends readonly FileForm[]> {
   readonly type: T;
@@ -66,7 +85,7 @@ function signedExact(us: number): string {
 function onNode<T extends "crash" | "restart" | "resume" | "timeout" | "add-node" | "remove-node" | "disconnect" | "connect">(type: T, sentence: (proc: string) => string) {
   return decl(type, {
     /** `as`: name the process `node` resolved to, for later actions (crash "leader" as "old", then restart "old"). */
-    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal(type), node: procRef, as: z.string().min(1).max(64).optional() })],
+    files: ({ z, at, procRef }) => [z.strictObject({ ...at, do: z.literal(type), node: procRef, as: z.optional(z.string().check(z.minLength(1), z.maxLength(64))) })],
     fromFile: (a) => (a.as === undefined ? { type, proc: a.node } : { type, proc: a.node, as: a.as }) as ActionOf<T>,
     toFile: (a, when) => {
       const named = a as { proc: string; as?: string };
@@ -105,7 +124,7 @@ export const ACTIONS = {
       z.strictObject({
         ...at,
         do: z.literal("partition"),
-        groups: z.array(z.array(procRef).min(1)).min(2, "a partition needs at least two groups"),
+        groups: z.array(z.array(procRef).check(z.minLength(1))).check(z.minLength(2, "a partition needs at least two groups")),
       }),
     ],
     fromFile: (a) => ({ type: "partition", groups: a.groups }),
@@ -134,7 +153,7 @@ export const ACTIONS = {
   clock: decl("clock", {
     does: ["drift", "clock-jump"],
     files: ({ z, at, procRef, signedDuration }) => [
-      z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().int().min(-500_000).max(500_000) }),
+      z.strictObject({ ...at, do: z.literal("drift"), node: procRef, ppm: z.number().check(z.int(), z.minimum(-500_000), z.maximum(500_000)) }),
       z.strictObject({ ...at, do: z.literal("clock-jump"), node: procRef, by: signedDuration }),
     ],
     fromFile: (a) => (a.do === "drift" ? { type: "clock", proc: a.node, driftPpm: a.ppm } : { type: "clock", proc: a.node, jumpUs: a.by }),
@@ -163,14 +182,16 @@ export const ACTIONS = {
         ...at,
         do: z.literal("network"),
         // The same fields, types and ranges as the settings' network section (sim/config.ts).
-        dropRate: NET.dropRate.unwrap().optional(),
-        duplicateRate: NET.duplicateRate.unwrap().optional(),
-        latencyMinMs: NET.latencyMinMs.unwrap().optional(),
-        latencyMaxMs: NET.latencyMaxMs.unwrap().optional(),
+        dropRate: z.optional(NET.dropRate._zod.def.innerType),
+        duplicateRate: z.optional(NET.duplicateRate._zod.def.innerType),
+        latencyMinMs: z.optional(NET.latencyMinMs._zod.def.innerType),
+        latencyMaxMs: z.optional(NET.latencyMaxMs._zod.def.innerType),
         /** Latency by type of message; null puts a type back on the range above. */
-        latencyByType: byMessageType(latencyRange.nullable())
-          .refine((t) => Object.values(t).every((r) => r === null || r === undefined || r.maxMs >= r.minMs), "maxMs must be at least minMs")
-          .optional(),
+        latencyByType: z.optional(
+          byMessageType(z.nullable(latencyRange)).check(
+            z.refine((t) => Object.values(t).every((r) => r === null || r === undefined || r.maxMs >= r.minMs), "maxMs must be at least minMs"),
+          ),
+        ),
       }),
     ],
     fromFile: (a) => {
@@ -218,14 +239,14 @@ export const ACTIONS = {
       z.strictObject({
         ...at,
         do: z.literal("propose"),
-        client: procRef.default("c1"),
-        op: z.enum(["put", "append", "delete"]).default("put"),
-        key: z.string().min(1),
-        value: z.string().default(""),
+        client: z._default(procRef, "c1"),
+        op: z._default(z.enum(["put", "append", "delete"]), "put"),
+        key: z.string().check(z.minLength(1)),
+        value: z._default(z.string(), ""),
       }),
-      z.strictObject({ ...at, do: z.literal("read"), client: procRef.default("c1"), key: z.string().min(1) }),
+      z.strictObject({ ...at, do: z.literal("read"), client: z._default(procRef, "c1"), key: z.string().check(z.minLength(1)) }),
       /** A client asks for a lease's time to live and attached keys (with `name`), or for the list of leases. */
-      z.strictObject({ ...at, do: z.literal("lease-query"), client: procRef.default("c1"), name: z.string().min(1).optional() }),
+      z.strictObject({ ...at, do: z.literal("lease-query"), client: z._default(procRef, "c1"), name: z.optional(z.string().check(z.minLength(1))) }),
     ],
     fromFile: (a) => {
       switch (a.do) {
@@ -263,7 +284,7 @@ export const ACTIONS = {
   }),
   "drop-message": decl("drop-message", {
     /** Drops one message in flight, by its id (ids are deterministic: the same run numbers its messages the same way). */
-    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().int().min(0) })],
+    files: ({ z, at }) => [z.strictObject({ ...at, do: z.literal("drop-message"), id: z.number().check(z.int(), z.minimum(0)) })],
     fromFile: (a) => ({ type: "drop-message", id: a.id }),
     toFile: (a, when) => [{ at: when, do: "drop-message", id: a.id }],
     describe: (a) => `drop message #${a.id}`,
@@ -317,7 +338,7 @@ export function fileForms(kit: FormKit) {
   const forms: AnyForm[] = [];
   for (const [type, d] of Object.entries(ACTIONS)) {
     const made = d.files(kit as never) as readonly AnyForm[];
-    const names = made.map((f) => (f.shape.do as z.ZodLiteral<string>).value);
+    const names = made.map((f) => (f.shape.do as z.ZodMiniLiteral<string>)._zod.def.values[0] as string);
     if (names.join() !== doesOf(type, d).join()) throw new Error(`${type}'s forms are written ${names.join(", ")}, not ${doesOf(type, d).join(", ")}`);
     forms.push(...made);
   }
