@@ -197,6 +197,28 @@ export class MessageHistory {
     return out;
   }
 
+  /**
+   * The newest `n` messages (at most `limit`), oldest first, in fresh columns (what a view
+   * carries to the page): copied column by column from the chunks, with no object per message.
+   */
+  newestColumns(n = this.limit): PackedMessages {
+    const want = Math.min(n, this.limit, this.length);
+    const out = { nums: new Float64Array(want * 3), codes: new Uint16Array(want * 4), names: [] as string[] };
+    const index = new Map<string, number>();
+    let at = 0;
+    let skip = this.length - want;
+    for (const c of this.chunks) {
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      at = copyColumns(out, index, at, c.packed, skip, c.length);
+      skip = 0;
+    }
+    copyColumns(out, index, at, this.openChunk(), skip, this.count);
+    return out;
+  }
+
   private openChunk(): PackedMessages {
     return { nums: this.nums, codes: this.codes, names: this.names };
   }
@@ -223,4 +245,34 @@ export class MessageHistory {
   savedBytes(s: MessageHistoryState): { own: number; shared: readonly SharedPart[] } {
     return { own: 2 * RECORD_BYTES + (s.tail.nums.length / 3) * PACKED_MESSAGE_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
+}
+
+/**
+ * Copies the messages from..to (exclusive) of `src` into `out` from message `at` on, its
+ * name codes translated to out's names (added as they come). Returns the next free message.
+ */
+function copyColumns(out: { nums: Float64Array; codes: Uint16Array; names: string[] }, index: Map<string, number>, at: number, src: PackedMessages, from: number, to: number): number {
+  if (to <= from) return at;
+  out.nums.set(src.nums.subarray(from * 3, to * 3), at * 3);
+  let same = true;
+  const remap = src.names.map((name, i) => {
+    let k = index.get(name);
+    if (k === undefined) {
+      k = out.names.length;
+      if (k >= NO_NAME) throw new Error("MessageHistory: too many names");
+      out.names.push(name);
+      index.set(name, k);
+    }
+    if (k !== i) same = false;
+    return k;
+  });
+  if (same) out.codes.set(src.codes.subarray(from * 4, to * 4), at * 4);
+  else {
+    const codes = out.codes;
+    for (let j = from * 4, k = at * 4; j < to * 4; j++, k++) {
+      const c = src.codes[j] as number;
+      codes[k] = c === NO_NAME ? NO_NAME : (remap[c] as number);
+    }
+  }
+  return at + (to - from);
 }

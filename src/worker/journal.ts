@@ -20,6 +20,7 @@ import {
 } from "./protocol";
 import type { SharedPart } from "../core/replay/timeline";
 import { ChunkedHistory, type ChunkedHistoryState, MessageHistory, type MessageHistoryState, plainPacker } from "./chunkedHistory";
+import { emptyColumns, type MessageColumns } from "./messageColumns";
 import { MomentTracker } from "./moments";
 import { type Sent, SentIndex } from "./sentIndex";
 
@@ -184,20 +185,20 @@ export class Journal {
     return out;
   }
 
-  /** Space-time diagram: messages that ended and state changes since the previous call. */
-  takeDiagram(): { messages: DiagramMessage[]; marks: DiagramMark[] } {
-    const out = { messages: this.pendingMessages === 0 ? [] : this.st.messages.newest(this.pendingMessages), marks: this.pendingMarks };
+  /** Space-time diagram: messages that ended (in columns, as a view carries them) and state changes since the previous call. */
+  takeDiagram(): { messages: MessageColumns; marks: DiagramMark[] } {
+    const out = { messages: this.pendingMessages === 0 ? emptyColumns() : this.st.messages.newestColumns(this.pendingMessages), marks: this.pendingMarks };
     this.pendingMessages = 0;
     this.pendingMarks = [];
     return out;
   }
 
   /** Everything retained up to now (after a jump in time the page starts again from this). */
-  retained(): { lines: EventLine[]; messages: DiagramMessage[]; marks: DiagramMark[] } {
+  retained(): { lines: EventLine[]; messages: MessageColumns; marks: DiagramMark[] } {
     this.clearPending();
     return {
       lines: this.st.log.newest(),
-      messages: this.st.messages.newest(),
+      messages: this.st.messages.newestColumns(),
       marks: this.st.marks.newest(),
     };
   }
