@@ -10,7 +10,6 @@ import {
   DIAGRAM_MARK_LIMIT,
   DIAGRAM_MESSAGE_LIMIT,
   type DiagramMark,
-  type DiagramMessage,
   type DropView,
   EVENT_LOG_LIMIT,
   type EventLine,
