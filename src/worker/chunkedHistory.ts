@@ -203,6 +203,11 @@ export class MessageHistory {
    */
   newestColumns(n = this.limit): PackedMessages {
     const want = Math.min(n, this.limit, this.length);
+    // Most often (a view's new messages) they are all in the open chunk: its columns, sliced.
+    if (want <= this.count) {
+      const from = this.count - want;
+      return { nums: this.nums.slice(from * 3, this.count * 3), codes: this.codes.slice(from * 4, this.count * 4), names: this.names.slice() };
+    }
     const out = { nums: new Float64Array(want * 3), codes: new Uint16Array(want * 4), names: [] as string[] };
     const index = new Map<string, number>();
     let at = 0;
