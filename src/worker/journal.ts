@@ -284,7 +284,9 @@ export class Journal {
   }
 
   private observe(e: TraceEvent): void {
-    this.st.moments.observe(e);
+    // The most frequent kinds first: sends and deliveries (three events in four), then the log's
+    // appends, commits and applies. None of them makes a moment (moments.ts), nor a line but a
+    // truncation or a leader's commit.
     switch (e.kind) {
       case "send":
         this.st.sent.set(e);
@@ -294,6 +296,19 @@ export class Journal {
         this.message(e.id, e.from, e.to, s?.t ?? e.t, e.t, labelOf(s), null);
         return;
       }
+      case "apply":
+      case "hard":
+        return;
+      case "log":
+        if (e.truncatedFrom !== null) this.line(e);
+        return;
+      case "commit":
+        // Followers learn the same commit index a moment later: one line from the leader is enough.
+        if (this.st.leaders.has(e.proc)) this.line(e);
+        return;
+    }
+    this.st.moments.observe(e);
+    switch (e.kind) {
       case "drop": {
         const s = this.st.sent.take(e.id);
         const sentAt = s?.t ?? e.t;
@@ -312,21 +327,10 @@ export class Journal {
       case "holder":
         this.onHolder(e);
         return;
-      // Thousands a minute, and neither a line nor a mark (describeEvent and diagramMarkOf give null): skipped at once.
-      case "apply":
-      case "hard":
-        return;
-      case "log":
-        if (e.truncatedFrom !== null) this.line(e);
-        return;
       case "role":
         if (e.role === "leader") this.st.leaders.add(e.proc);
         else this.st.leaders.delete(e.proc);
         this.line(e);
-        return;
-      case "commit":
-        // Followers learn the same commit index a moment later: one line from the leader is enough.
-        if (this.st.leaders.has(e.proc)) this.line(e);
         return;
       case "crash": {
         this.st.leaders.delete(e.proc);
