@@ -209,7 +209,7 @@ export class Journal {
       drops: s.drops.slice(),
       sent: s.sent.toMap(),
       leases: cloneLeases(s.leases),
-      holders: new Map([...s.holders].map(([k, v]) => [k, { ...v }])),
+      holders: new Map([...s.holders].map(([k, v]) => [k, copyNote(v)])),
       seen: s.seen.save(),
       leaders: new Set(s.leaders),
       log: s.log.save(),
@@ -227,7 +227,7 @@ export class Journal {
     const st = { ...emptyState(), sent: SentIndex.fromMap(s.sent) };
     for (const d of s.drops) st.drops.push(d);
     for (const [k, v] of cloneLeases(s.leases)) st.leases.set(k, v);
-    for (const [k, v] of s.holders) st.holders.set(k, { ...v });
+    for (const [k, v] of s.holders) st.holders.set(k, copyNote(v));
     st.seen.load(s.seen);
     for (const p of s.leaders) st.leaders.add(p);
     st.log.load(s.log);
@@ -272,8 +272,8 @@ export class Journal {
     const since = now - LEASE_HISTORY_US;
     const keep = (s: OpenSpan): boolean => s.to === null || s.to >= since;
     return {
-      leaderSpans: h.leaderSpans.filter(keep).map((s) => ({ ...s })),
-      holderSpans: h.holderSpans.filter(keep).map((s) => ({ ...s })),
+      leaderSpans: h.leaderSpans.filter(keep).map(copySpan),
+      holderSpans: h.holderSpans.filter(keep).map(copySpan),
       marks: h.marks.filter((m) => m.t >= since),
     };
   }
@@ -488,12 +488,22 @@ function close(s: OpenSpan, t: number, end: string): void {
   s.end = end;
 }
 
+/** A span's copy, written out (an object spread costs about a microsecond; every snapshot copies up to 80 spans a lease). */
+function copySpan(s: OpenSpan): OpenSpan {
+  return { holder: s.holder, token: s.token, from: s.from, to: s.to, end: s.end };
+}
+
+/** A holder note's copy, written out (see copySpan). */
+function copyNote(n: HolderNote): HolderNote {
+  return { state: n.state, lease: n.lease, token: n.token };
+}
+
 function cloneLeases(m: ReadonlyMap<string, LeaseHistory>): Map<string, LeaseHistory> {
   const out = new Map<string, LeaseHistory>();
   for (const [k, h] of m) {
     out.set(k, {
-      leaderSpans: h.leaderSpans.map((x) => ({ ...x })),
-      holderSpans: h.holderSpans.map((x) => ({ ...x })),
+      leaderSpans: h.leaderSpans.map(copySpan),
+      holderSpans: h.holderSpans.map(copySpan),
       marks: h.marks.slice(),
     });
   }
