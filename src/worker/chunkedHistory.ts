@@ -203,12 +203,14 @@ export class MessageHistory {
    */
   newestColumns(n = this.limit): PackedMessages {
     const want = Math.min(n, this.limit, this.length);
-    // Most often (a view's new messages) they are all in the open chunk: its columns, sliced.
+    const out = freshColumns(want);
+    // Most often (a view's new messages) they are all in the open chunk: its columns, copied as they are.
     if (want <= this.count) {
       const from = this.count - want;
-      return { nums: this.nums.slice(from * 3, this.count * 3), codes: this.codes.slice(from * 4, this.count * 4), names: this.names.slice() };
+      out.nums.set(this.nums.subarray(from * 3, this.count * 3));
+      out.codes.set(this.codes.subarray(from * 4, this.count * 4));
+      return { nums: out.nums, codes: out.codes, names: this.names.slice() };
     }
-    const out = { nums: new Float64Array(want * 3), codes: new Uint16Array(want * 4), names: [] as string[] };
     const index = new Map<string, number>();
     let at = 0;
     let skip = this.length - want;
@@ -250,6 +252,15 @@ export class MessageHistory {
   savedBytes(s: MessageHistoryState): { own: number; shared: readonly SharedPart[] } {
     return { own: 2 * RECORD_BYTES + (s.tail.nums.length / 3) * PACKED_MESSAGE_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
+}
+
+/**
+ * Columns for n messages in one buffer (one allocation rather than two; columnBuffers hands it
+ * over once): the numbers first, then the codes.
+ */
+function freshColumns(n: number): { nums: Float64Array; codes: Uint16Array; names: string[] } {
+  const buffer = new ArrayBuffer(n * 3 * 8 + n * 4 * 2);
+  return { nums: new Float64Array(buffer, 0, n * 3), codes: new Uint16Array(buffer, n * 3 * 8, n * 4), names: [] };
 }
 
 /**
