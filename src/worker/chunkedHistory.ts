@@ -197,6 +197,35 @@ export class MessageHistory {
     return out;
   }
 
+  /**
+   * The newest `n` messages (at most `limit`), oldest first, in fresh columns (what a view
+   * carries to the page): copied column by column from the chunks, with no object per message.
+   */
+  newestColumns(n = this.limit): PackedMessages {
+    const want = Math.min(n, this.limit, this.length);
+    const out = freshColumns(want);
+    // Most often (a view's new messages) they are all in the open chunk: its columns, copied as they are.
+    if (want <= this.count) {
+      const from = this.count - want;
+      out.nums.set(this.nums.subarray(from * 3, this.count * 3));
+      out.codes.set(this.codes.subarray(from * 4, this.count * 4));
+      return { nums: out.nums, codes: out.codes, names: this.names.slice() };
+    }
+    const index = new Map<string, number>();
+    let at = 0;
+    let skip = this.length - want;
+    for (const c of this.chunks) {
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      at = copyColumns(out, index, at, c.packed, skip, c.length);
+      skip = 0;
+    }
+    copyColumns(out, index, at, this.openChunk(), skip, this.count);
+    return out;
+  }
+
   private openChunk(): PackedMessages {
     return { nums: this.nums, codes: this.codes, names: this.names };
   }
@@ -223,4 +252,43 @@ export class MessageHistory {
   savedBytes(s: MessageHistoryState): { own: number; shared: readonly SharedPart[] } {
     return { own: 2 * RECORD_BYTES + (s.tail.nums.length / 3) * PACKED_MESSAGE_BYTES + s.chunks.length * SLOT_BYTES, shared: s.chunks };
   }
+}
+
+/**
+ * Columns for n messages in one buffer (one allocation rather than two; columnBuffers hands it
+ * over once): the numbers first, then the codes.
+ */
+function freshColumns(n: number): { nums: Float64Array; codes: Uint16Array; names: string[] } {
+  const buffer = new ArrayBuffer(n * 3 * 8 + n * 4 * 2);
+  return { nums: new Float64Array(buffer, 0, n * 3), codes: new Uint16Array(buffer, n * 3 * 8, n * 4), names: [] };
+}
+
+/**
+ * Copies the messages from..to (exclusive) of `src` into `out` from message `at` on, its
+ * name codes translated to out's names (added as they come). Returns the next free message.
+ */
+function copyColumns(out: { nums: Float64Array; codes: Uint16Array; names: string[] }, index: Map<string, number>, at: number, src: PackedMessages, from: number, to: number): number {
+  if (to <= from) return at;
+  out.nums.set(src.nums.subarray(from * 3, to * 3), at * 3);
+  let same = true;
+  const remap = src.names.map((name, i) => {
+    let k = index.get(name);
+    if (k === undefined) {
+      k = out.names.length;
+      if (k >= NO_NAME) throw new Error("MessageHistory: too many names");
+      out.names.push(name);
+      index.set(name, k);
+    }
+    if (k !== i) same = false;
+    return k;
+  });
+  if (same) out.codes.set(src.codes.subarray(from * 4, to * 4), at * 4);
+  else {
+    const codes = out.codes;
+    for (let j = from * 4, k = at * 4; j < to * 4; j++, k++) {
+      const c = src.codes[j] as number;
+      codes[k] = c === NO_NAME ? NO_NAME : (remap[c] as number);
+    }
+  }
+  return at + (to - from);
 }

@@ -520,14 +520,19 @@ const OPEN_ON_MS = 1500;
 export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /**
- * Snapshots kept per branch: with the interval below, a 34-minute run keeps them 4 s apart and
- * an hour-long one 8 s apart (each time the count is reached, every other one goes and the
- * interval doubles), so a seek replays at most that much.
+ * Snapshots kept per branch: with the interval below, a run of up to 68 minutes keeps them 8 s
+ * apart (each time the count is reached, every other one goes and the interval doubles), so a
+ * seek replays at most that much.
  */
 export const MAX_SNAPSHOTS = 512;
 
-/** Virtual time between a run's snapshots to begin with (a seek replays at most this much until the first thinning). */
-export const SNAPSHOT_EVERY_US = 4_000_000;
+/**
+ * Virtual time between a run's snapshots to begin with (a seek replays at most this much until
+ * the first thinning). 8 s: an hour-long run had them 8 s apart anyway (4 s, thinned at 34
+ * minutes), and each snapshot costs the player about 0.5 ms of CPU (the processes' copies,
+ * the checkers', the journal's), some 15% of playing the dashboard's run at 4 s (issue 15).
+ */
+export const SNAPSHOT_EVERY_US = 8_000_000;
 
 /** The time-travel settings of a run the page plays: snapshots, their count and their memory. */
 function snapshotOptions(): { maxSnapshotBytes: number; maxSnapshots: number; snapshotBytes: (sim: Simulation) => number; snapshotEveryUs: number } {

@@ -10,6 +10,7 @@
  * the moments are those up to the cursor.
  */
 import type { TraceEvent } from "../core/sim/trace";
+import { topOfState } from "./holderWords";
 
 export type MomentKind =
   | "write-rejected"
@@ -249,7 +250,7 @@ export class MomentTracker {
   }
 
   private holderMoment(e: Extract<TraceEvent, { kind: "holder" }>): Moment | null {
-    const top = e.state.split(".")[0] ?? e.state;
+    const top = topOfState(e.state);
     const prev = this.holders.get(e.proc);
     this.holders.set(e.proc, top);
     if (prev === top) return null;

@@ -10,7 +10,7 @@ import type { Timeline } from "../core/replay/timeline";
 import type { Simulation } from "../core/sim/sim";
 import { describeAction, describeCommand, describeMessage, entryKind } from "./describe";
 import type { Journal } from "./journal";
-import { packMessages } from "./messageColumns";
+import { emptyColumns } from "./messageColumns";
 import type { Moment } from "./moments";
 import { nodeReadsView } from "./readsView";
 import {
@@ -417,7 +417,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     epoch: c.epoch,
     opened: c.opened,
     timeline: c.timeline,
-    newMessages: packMessages(history?.messages ?? diagram?.messages ?? []),
+    newMessages: history?.messages ?? diagram?.messages ?? emptyColumns(),
     newMarks: history?.marks ?? diagram?.marks ?? [],
     seed: sim.seed,
     settings: c.settings,

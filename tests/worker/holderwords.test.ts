@@ -10,6 +10,7 @@ import {
   holderChangeDetail,
   holderChangeText,
   STATE_WORDS,
+  topOfState,
 } from "../../src/worker/holderWords";
 import { describeEvent } from "../../src/worker/describe";
 
@@ -61,5 +62,15 @@ describe("drift in words", () => {
     expect(driftWords(200)).toBe("0.02 % fast");
     expect(driftWords(-5)).toBe("0.0005 % slow");
     expect(driftWords(0)).toBe("on time");
+  });
+});
+
+describe("topOfState", () => {
+  it("gives a state's top level, as splitting at the first dot does, for every state (asked twice: the remembered answer too)", () => {
+    for (const s of [...Object.keys(STATE_WORDS), "a.b.c", "plain"]) {
+      expect(topOfState(s)).toBe(s.split(".")[0]);
+      expect(topOfState(s)).toBe(s.split(".")[0]);
+    }
+    expect(topOfState("holding.renewing")).toBe("holding");
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { applyActionsTo } from "../../src/core/replay/timeline";
 import { buildSimulation, scenarioActions } from "../../src/core/scenario/runner";
 import type { TraceEvent } from "../../src/core/sim/trace";
+import { Journal } from "../../src/worker/journal";
 import { type Moment, MOMENT_LIMIT, MomentTracker, momentsOf } from "../../src/worker/moments";
 import { loadScenario } from "../support/scenarios";
 
@@ -87,4 +88,35 @@ describe("key moments", () => {
     expect(t.moments()).toEqual(atSave);
     expect(t.count).toBe(3);
   });
+});
+
+describe("the journal's moments", () => {
+  // The journal hands the moment tracker only the kinds of event that may make a moment (the
+  // frequent ones, sends, deliveries, the log's, go past it): it must end with the moments a
+  // tracker given every event has.
+  for (const [dir, file] of [
+    ["lease", "02-holder-crash.json"],
+    ["lease", "03-gc-pause-fenced.json"],
+    ["lease", "05-leader-failover.json"],
+    ["lease", "10-chubby-grace.json"],
+    ["failover", "01-clean-failover.json"],
+    ["failover", "03-hung-primary-watchdog-off.json"],
+  ] as const) {
+    it(`${dir}/${file}: the same moments as a tracker that sees every event`, () => {
+      const s = loadScenario(`scenarios/${dir}`, file);
+      const journal = new Journal();
+      const all = new MomentTracker();
+      const sim = buildSimulation(s, {
+        onTrace: (e) => {
+          journal.listener(e);
+          all.observe(e);
+        },
+      });
+      applyActionsTo(sim, scenarioActions(s), 0, s.duration);
+      expect(all.count).toBeGreaterThan(0);
+      expect(journal.moments.count).toBe(all.count);
+      expect(journal.moments.moments()).toEqual(all.moments());
+      expect(journal.moments.save()).toEqual(all.save());
+    });
+  }
 });
