@@ -25,3 +25,46 @@ export async function fetchFiles(urls: Readonly<Record<string, string>>): Promis
   );
   return Object.fromEntries(entries);
 }
+
+/** A set of data files made into one value (the course, the library): fetched once in the page, read from disk in Node. */
+export interface DataSet<T> {
+  /** Fetches the files and builds the value once: every call gives the same promise (React's `use` needs that). Never rejects. */
+  readonly load: () => Promise<T>;
+  /** The value if it is built (or Node gave the files), else null. */
+  readonly loaded: () => T | null;
+  /** The value; load() must have settled first (the page awaits it before showing what needs it). */
+  readonly get: () => T;
+  /** Node (tests): where the files come from instead of fetching them (path -> parsed JSON), read on first use. */
+  readonly readWith: (read: () => JsonFiles) => void;
+}
+
+/** `what` names the set in the error of a get() before load() ("the lessons"). */
+export function dataSet<T>(urls: Readonly<Record<string, string>>, build: (files: JsonFiles) => T, what: string): DataSet<T> {
+  let value: T | null = null;
+  let loading: Promise<T> | null = null;
+  let disk: (() => JsonFiles) | null = null;
+  const loaded = (): T | null => {
+    if (value === null && disk !== null) value = build(disk());
+    return value;
+  };
+  return {
+    load: () => {
+      if (loading === null) {
+        const now = loaded();
+        loading = now !== null ? Promise.resolve(now) : fetchFiles(urls).then((files) => (value = build(files)));
+      }
+      return loading;
+    },
+    loaded,
+    get: () => {
+      const v = loaded();
+      if (v === null) throw new Error(`${what} are not loaded yet (load them first)`);
+      return v;
+    },
+    readWith: (read) => {
+      disk = read;
+      value = null;
+      loading = null;
+    },
+  };
+}

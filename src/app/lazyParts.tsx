@@ -12,7 +12,7 @@ import { useUi } from "./ui";
 const SpaceTimeChunk = lazy(() => import("./diagram/SpaceTime").then((m) => ({ default: m.SpaceTime })));
 const HolderPanelChunk = lazy(() => import("./panels/Statechart").then((m) => ({ default: m.HolderPanel })));
 /** The lesson files (and the glossary) are fetched with the code of what shows them. */
-const withLessons = () => import("./lesson/catalog").then((m) => m.loadLessonCatalog());
+const withLessons = () => import("./lesson/catalog").then((m) => m.loadLessons());
 const LessonCardChunk = lazy(() => Promise.all([import("./lesson/LessonCard"), withLessons()]).then(([m]) => ({ default: m.LessonCard })));
 const ScenarioCardChunk = lazy(() => import("./library/ScenarioCard").then((m) => ({ default: m.ScenarioCard })));
 const ClassroomBoardChunk = lazy(() => import("./classroom/ClassroomBoard").then((m) => ({ default: m.ClassroomBoard })));

@@ -43,7 +43,7 @@ async function loadWhatTheAddressNeeds(): Promise<Loaded> {
   const lessons = q.has("lesson") || (last !== null && last !== "lab");
   const library = q.has("scenario") || q.has("compare");
   const [lessonModule, libraryModule, openModule, compareModule] = await Promise.all([
-    lessons ? import("./lesson/catalog").then(async (m) => (await m.loadLessonCatalog(), m)) : null,
+    lessons ? import("./lesson/catalog").then(async (m) => (await m.loadLessons(), m)) : null,
     library ? import("./library/catalog").then(async (m) => (await m.loadScenarioLibrary(), m)) : null,
     library ? import("./library/open") : null,
     q.has("compare") ? import("./library/ComparePage") : null,

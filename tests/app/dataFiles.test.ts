@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FileProblem, fetchFiles } from "../../src/app/dataFiles";
+import { dataSet, FileProblem, fetchFiles } from "../../src/app/dataFiles";
 import { buildCatalog } from "../../src/app/lesson/catalog";
 import { buildLibrary } from "../../src/app/library/catalog";
 
@@ -29,5 +29,27 @@ describe("the lesson and scenario files, fetched (src/app/dataFiles.ts)", () => 
       ["raft/b", []],
     ]);
     expect([...lib.byId.keys()]).toEqual(["raft/b"]);
+  });
+
+  it("a data set is fetched and built once, the same promise for every caller; Node's files replace the fetch", async () => {
+    let fetches = 0;
+    vi.stubGlobal("fetch", async () => {
+      fetches++;
+      return new Response('{"n":1}', { status: 200 });
+    });
+    let builds = 0;
+    const set = dataSet({ "d/a.json": "/a.json" }, (files) => ({ n: ++builds, files }), "the things");
+    expect(set.loaded()).toBeNull();
+    expect(() => set.get()).toThrow("the things are not loaded yet");
+    const p = set.load();
+    expect(set.load()).toBe(p);
+    const v = await p;
+    expect(v.files).toEqual({ "d/a.json": { n: 1 } });
+    expect(set.get()).toBe(v);
+    expect([fetches, builds]).toEqual([1, 1]);
+    set.readWith(() => ({ "d/a.json": { n: 2 } }));
+    expect(set.get().files).toEqual({ "d/a.json": { n: 2 } });
+    expect(await set.load()).toBe(set.get());
+    expect([fetches, builds]).toEqual([1, 2]);
   });
 });

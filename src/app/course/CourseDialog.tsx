@@ -4,7 +4,7 @@
  * lessons use). One dialog, three views; the toolbar's "Course" button opens it too.
  */
 import { Suspense, use, useEffect, useRef } from "react";
-import { glossaryTerms, loadedLessonCatalog, loadLessonCatalog } from "../lesson/catalog";
+import { glossaryTerms, loadedLessonCatalog, loadLessons } from "../lesson/catalog";
 import { loadProgress } from "../lesson/progress";
 import { useUi } from "../ui";
 import { saveLastVisit } from "./visit";
@@ -95,7 +95,7 @@ function Welcome({ onLab }: { onLab: () => void }) {
 }
 
 function Course() {
-  const entries = (loadedLessonCatalog() ?? use(loadLessonCatalog())).entries;
+  const entries = (loadedLessonCatalog() ?? use(loadLessons()).catalog).entries;
   return (
     <ol className="course-list">
       {entries.map((e) => {
@@ -132,7 +132,7 @@ function Course() {
 }
 
 function Glossary() {
-  if (loadedLessonCatalog() === null) use(loadLessonCatalog());
+  if (loadedLessonCatalog() === null) use(loadLessons());
   return (
     <dl className="glossary">
       {glossaryTerms().map(([term, definition]) => (

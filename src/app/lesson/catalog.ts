@@ -1,13 +1,13 @@
 /**
  * The course: every lesson file in lessons/, validated with parseLesson. The files are data,
  * not code: the build ships them as JSON files beside the page (cached for offline use like
- * the rest), fetched when the course or a lesson is first opened (loadLessonCatalog). Node
+ * the rest), fetched when the course or a lesson is first opened (loadLessons). Node
  * (the tests) hands them in read from disk (readLessonFilesWith). A file that does not parse, or
  * cannot be fetched, is listed with its errors (the page says so when it is asked for); it
  * never stops the page.
  */
 import { type Lesson, parseLesson } from "../../core/lesson/schema";
-import { FileProblem, fetchFiles, type JsonFiles } from "../dataFiles";
+import { dataSet, FileProblem, type JsonFiles } from "../dataFiles";
 
 export interface CatalogEntry {
   /** The file's name ("07-fencing.json"). */
@@ -94,55 +94,30 @@ function courseOf(files: JsonFiles): Course {
   return { catalog: buildCatalog(files), glossary: buildGlossary(glossaryJson), terms };
 }
 
-let course: Course | null = null;
-let loading: Promise<Catalog> | null = null;
-let diskFiles: (() => JsonFiles) | null = null;
+const lessons = dataSet(LESSON_URLS, courseOf, "the lessons");
 
 /** Node (tests): where the lesson files come from instead of fetching them (path -> parsed JSON), read on first use. */
-export function readLessonFilesWith(read: () => JsonFiles): void {
-  diskFiles = read;
-  course = null;
-  loading = null;
-}
+export const readLessonFilesWith = lessons.readWith;
 
-/**
- * Fetches and parses the lessons once; later calls return the same promise (React's `use`
- * needs that). Never rejects: a file that cannot be fetched is a broken entry.
- */
-export function loadLessonCatalog(): Promise<Catalog> {
-  loading ??=
-    course !== null
-      ? Promise.resolve(course.catalog)
-      : fetchFiles(LESSON_URLS).then((files) => {
-          course = courseOf(files);
-          return course.catalog;
-        });
-  return loading;
-}
+/** Fetches and parses the lessons and the glossary once (the same promise every call). Never rejects: a file that cannot be fetched is a broken entry. */
+export const loadLessons = lessons.load;
 
 /** The lessons if they are loaded (or Node gave their files), else null. */
 export function loadedLessonCatalog(): Catalog | null {
-  if (course === null && diskFiles !== null) course = courseOf(diskFiles());
-  return course?.catalog ?? null;
+  return lessons.loaded()?.catalog ?? null;
 }
 
-function loaded(): Course {
-  if (course === null && diskFiles !== null) course = courseOf(diskFiles());
-  if (course === null) throw new Error("the lessons are not loaded yet (loadLessonCatalog first)");
-  return course;
-}
-
-/** The lessons shipped with the page; loadLessonCatalog must have settled first (the page awaits it before showing any lesson). */
+/** The lessons shipped with the page; loadLessons must have settled first (the page awaits it before showing any lesson). */
 export function lessonCatalog(): Catalog {
-  return loaded().catalog;
+  return lessons.get().catalog;
 }
 
 /** The glossary (lessons/glossary.json): term (lower case) -> definition. Loaded with the lessons. */
 export function glossary(): ReadonlyMap<string, string> {
-  return loaded().glossary;
+  return lessons.get().glossary;
 }
 
 /** The same terms as written, in alphabetical order, for the glossary page. */
 export function glossaryTerms(): readonly (readonly [term: string, definition: string])[] {
-  return loaded().terms;
+  return lessons.get().terms;
 }

@@ -13,7 +13,7 @@ import { describeExpectation, scenarioActions } from "../../core/scenario/runner
 import { parseScenario, type Scenario } from "../../core/scenario/schema";
 import { formatInstant } from "../../core/sim/time";
 import { describeAction } from "../../worker/describe";
-import { FileProblem, fetchFiles, type JsonFiles } from "../dataFiles";
+import { dataSet, FileProblem } from "../dataFiles";
 
 /** Folders of scenarios/ whose files are seed sweeps, not single runs. */
 export const SWEEP_FOLDERS: ReadonlySet<string> = new Set(["sweeps"]);
@@ -86,39 +86,19 @@ const SCENARIO_URLS = import.meta.glob<string>(["../../../scenarios/*/*.json", "
   eager: true,
 });
 
-let library: Library | null = null;
-let loading: Promise<Library> | null = null;
-let diskFiles: (() => JsonFiles) | null = null;
+const scenarios = dataSet(SCENARIO_URLS, buildLibrary, "the scenarios");
 
 /** Node (tests): where the scenario files come from instead of fetching them (path -> parsed JSON), read on first use. */
-export function readScenarioFilesWith(read: () => JsonFiles): void {
-  diskFiles = read;
-  library = null;
-  loading = null;
-}
+export const readScenarioFilesWith = scenarios.readWith;
 
-/** Fetches and parses the scenarios once; later calls share the result. Never rejects: a file that cannot be fetched is a broken entry. */
-export function loadScenarioLibrary(): Promise<Library> {
-  if (library !== null) return Promise.resolve(library);
-  loading ??= fetchFiles(SCENARIO_URLS).then((files) => {
-    library = buildLibrary(files);
-    return library;
-  });
-  return loading;
-}
+/** Fetches and parses the scenarios once (the same promise every call). Never rejects: a file that cannot be fetched is a broken entry. */
+export const loadScenarioLibrary = scenarios.load;
 
 /** The library if it is loaded (or Node gave its files), else null. */
-export function loadedScenarioLibrary(): Library | null {
-  if (library === null && diskFiles !== null) library = buildLibrary(diskFiles());
-  return library;
-}
+export const loadedScenarioLibrary = scenarios.loaded;
 
 /** The scenarios shipped with the page; loadScenarioLibrary must have settled first (the page awaits it before using them). */
-export function scenarioLibrary(): Library {
-  const lib = loadedScenarioLibrary();
-  if (lib === null) throw new Error("the scenario library is not loaded yet (loadScenarioLibrary first)");
-  return lib;
-}
+export const scenarioLibrary = scenarios.get;
 
 /**
  * One line saying what to watch: the first scripted action, and the expectation that is
