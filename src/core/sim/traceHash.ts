@@ -38,34 +38,29 @@ export class TraceHasher extends HashLanes {
    * The words are the same as add() gives them: time, position, kind, then the fields.
    */
   addSend(e: SendEvent): void {
-    this.num(e.t);
-    this.num(e.n);
-    this.str(e.kind);
-    this.num(e.id);
-    this.str(e.from);
-    this.str(e.to);
+    this.envelope(e.t, e.n, e.kind, e.id, e.from, e.to);
     this.num(e.deliverAt);
     this.bool(e.dup);
     this.message(e.msg);
   }
 
   addDeliver(e: DeliverEvent): void {
-    this.num(e.t);
-    this.num(e.n);
-    this.str(e.kind);
-    this.num(e.id);
-    this.str(e.from);
-    this.str(e.to);
+    this.envelope(e.t, e.n, e.kind, e.id, e.from, e.to);
   }
 
   addDrop(e: DropEvent): void {
-    this.num(e.t);
-    this.num(e.n);
-    this.str(e.kind);
-    this.num(e.id);
-    this.str(e.from);
-    this.str(e.to);
+    this.envelope(e.t, e.n, e.kind, e.id, e.from, e.to);
     this.str(e.reason);
+  }
+
+  /** The words every message event starts with: time, position, kind, message id, sender, receiver (plain values, so one shape). */
+  private envelope(t: number, n: number, kind: string, id: number, from: string, to: string): void {
+    this.num(t);
+    this.num(n);
+    this.str(kind);
+    this.num(id);
+    this.str(from);
+    this.str(to);
   }
 
   add(e: TraceEvent): void {
