@@ -63,7 +63,7 @@ export function leaderEnd(p: Pick<PlacedLabel, "dx" | "dy" | "box">): Pt | null 
 }
 
 /** Offsets tried, in order, for a label of width w and height h beside a dot (start-anchored, centred on dy). */
-function candidates(w: number, h: number, far: boolean, anywhere: boolean): Pt[] {
+function candidates(w: number, h: number, far: boolean): Pt[] {
   const gap = 8;
   const up = -(h / 2 + 4);
   const down = h / 2 + 4;
@@ -93,7 +93,6 @@ function candidates(w: number, h: number, far: boolean, anywhere: boolean): Pt[]
       ? [
           { x: -w / 2, y: -(2 * h + 10) },
           { x: -w / 2, y: 2 * h + 10 },
-          ...(anywhere ? nearby(w, h) : []),
         ]
       : []),
   ];
@@ -140,17 +139,34 @@ export function placeRingLabels(wishes: readonly LabelWish[], obstacles: readonl
   for (const wish of order) {
     if (wish.text === "") continue;
     const { w, h } = textSize(wish.text, wish.font ?? LABEL_FONT);
-    // Only what a candidate could reach is checked against (the last-resort spots are many).
-    const reach = { x: wish.at.x - w - NEARBY_REACH - h, y: wish.at.y - NEARBY_REACH - 2 * h, w: 2 * (w + NEARBY_REACH + h), h: 2 * (NEARBY_REACH + 2 * h) };
-    const near = [...obstacles, ...taken].filter((o) => boxesOverlap(o, reach));
-    for (const c of candidates(w, h, wish.priority >= FAR_FROM, wish.priority >= NEARBY_FROM)) {
+    const fits = (c: Pt, against: readonly Box[], also: readonly Box[]): Box | null => {
       const box = { x: wish.at.x + c.x, y: wish.at.y + c.y - h / 2, w, h };
-      if (bounds !== undefined && !inside(box, bounds)) continue;
-      if (near.some((o) => boxesOverlap(o, box))) continue;
-      taken.push(box);
-      out.set(wish.id, { dx: c.x, dy: c.y, box });
-      break;
+      if (bounds !== undefined && !inside(box, bounds)) return null;
+      return against.some((o) => boxesOverlap(o, box)) || also.some((o) => boxesOverlap(o, box)) ? null : box;
+    };
+    let spot: { c: Pt; box: Box } | null = null;
+    for (const c of candidates(w, h, wish.priority >= FAR_FROM)) {
+      const box = fits(c, obstacles, taken);
+      if (box !== null) {
+        spot = { c, box };
+        break;
+      }
     }
+    if (spot === null && wish.priority >= NEARBY_FROM) {
+      // The last-resort spots are many: only what one of them could reach is checked against.
+      const reach = { x: wish.at.x - w - NEARBY_REACH - h, y: wish.at.y - NEARBY_REACH - 2 * h, w: 2 * (w + NEARBY_REACH + h), h: 2 * (NEARBY_REACH + 2 * h) };
+      const near = [...obstacles, ...taken].filter((o) => boxesOverlap(o, reach));
+      for (const c of nearby(w, h)) {
+        const box = fits(c, near, []);
+        if (box !== null) {
+          spot = { c, box };
+          break;
+        }
+      }
+    }
+    if (spot === null) continue;
+    taken.push(spot.box);
+    out.set(wish.id, { dx: spot.c.x, dy: spot.c.y, box: spot.box });
   }
   return out;
 }
