@@ -97,6 +97,11 @@ export class LeaseHolder implements ProcessLogic {
   get id(): string {
     return this.settings.id;
   }
+
+  /** A live run's restarted worker continues the count its disk kept (before start()). */
+  continueIncarnations(n: number): void {
+    this.st.incarnation = n;
+  }
   get clientId(): string {
     return clientIdOf(this.parts);
   }

@@ -112,6 +112,16 @@ export class KvClient implements ProcessLogic {
     });
   }
 
+  /** How many times it has started (persisted across crashes: each incarnation uses a fresh client id). */
+  get incarnation(): number {
+    return this.st.incarnation;
+  }
+
+  /** A live run's restarted worker continues the count its disk kept (before start()). */
+  continueIncarnations(n: number): void {
+    this.st.incarnation = n;
+  }
+
   start(ctx: ProcessContext): void {
     const s = this.st;
     s.incarnation += 1;

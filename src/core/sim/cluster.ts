@@ -5,7 +5,7 @@
  */
 import { LeaseHolder } from "../holder/holder";
 import { KvClient } from "../kv/client";
-import { RaftServer } from "../raft/server";
+import { type Disk, RaftServer } from "../raft/server";
 import type { RaftConfig } from "../raft/types";
 import { FencedStorage } from "../storage/storage";
 import { type ClockState, newClock } from "./clock";
@@ -62,23 +62,37 @@ export interface Cluster {
  * (by name, so adding a holder does not change a node's draws).
  */
 export function buildCluster(config: SimConfig, root: Rng): Cluster {
-  const ids = {
+  const ids = clusterIds(config);
+  const procs = new Map<ProcId, ProcRecord>();
+  for (const id of [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds]) procs.set(id, newProc(id, buildProcess(config, root, id)));
+  if (ids.storageId !== null) procs.set(ids.storageId, newProc(ids.storageId, buildProcess(config, root, ids.storageId)));
+  return { ...ids, procs };
+}
+
+/** The ids of every process the settings ask for, by kind. */
+export function clusterIds(config: SimConfig): Omit<Cluster, "procs"> {
+  return {
     nodeIds: nodeIds(config.nodes + config.spares),
     clientIds: clientIds(config.clients.count),
     holderIds: holderIds(config.holders.count),
     storageId: config.holders.count > 0 ? STORAGE_ID : null,
   };
-  const procs = new Map<ProcId, ProcRecord>();
-  const add = (logic: ProcessLogic, id: ProcId): void => {
-    procs.set(id, newProc(id, logic));
-  };
+}
+
+/**
+ * One process of the cluster, fresh, with its stream forked from `root` by its name: the
+ * simulator builds every process this way, and so does a live run's worker (which builds
+ * only its own). `rngLabel` replaces the name's label (a live run's restarted worker draws
+ * from a stream of its own); `disk` is what survived a crash (a Raft node's disk).
+ */
+export function buildProcess(config: SimConfig, root: Rng, id: ProcId, rngLabel?: string, disk?: Disk): ProcessLogic {
+  const ids = clusterIds(config);
   const r = config.raft;
-  const lease = leaseServerSettings(config);
-  const firstConfig = nodeIds(config.nodes);
-  for (const id of ids.nodeIds) {
+  const fork = (kind: string): Rng => root.fork(rngLabel ?? `${kind}:${id}`);
+  if (ids.nodeIds.includes(id)) {
     const raft: RaftConfig = {
       id,
-      voters: firstConfig,
+      voters: nodeIds(config.nodes),
       electionTimeoutMinUs: ms(r.electionTimeoutMinMs),
       electionTimeoutMaxUs: ms(r.electionTimeoutMaxMs),
       heartbeatIntervalUs: ms(r.heartbeatIntervalMs),
@@ -91,10 +105,10 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
       readLeaseUs: ms(r.readLeaseMs),
     };
     const compaction = { everyEntries: r.snapshotEveryEntries, keepEntries: r.snapshotKeepEntries };
-    add(new RaftServer({ raft, lease, compaction }, root.fork(`node:${id}`)), id);
+    return new RaftServer({ raft, lease: leaseServerSettings(config), compaction }, fork("node"), disk);
   }
-  const c = config.clients;
-  for (const id of ids.clientIds) {
+  if (ids.clientIds.includes(id)) {
+    const c = config.clients;
     const settings = {
       id,
       servers: ids.nodeIds,
@@ -110,13 +124,12 @@ export function buildCluster(config: SimConfig, root: Rng): Cluster {
       // With read leases, reads go first to the client's own server (a follower may answer them).
       readsAtHome: r.readLeaseFollowers > 0,
     };
-    add(new KvClient(settings, root.fork(`client:${id}`)), id);
+    return new KvClient(settings, fork("client"));
   }
-  ids.holderIds.forEach((id, i) => {
-    add(new LeaseHolder(holderSettings(config, i), root.fork(`holder:${id}`)), id);
-  });
-  if (ids.storageId !== null) add(new FencedStorage(ids.storageId, { fencing: config.storage.fencing }), ids.storageId);
-  return { ...ids, procs };
+  const h = ids.holderIds.indexOf(id);
+  if (h >= 0) return new LeaseHolder(holderSettings(config, h), fork("holder"));
+  if (id === ids.storageId) return new FencedStorage(id, { fencing: config.storage.fencing });
+  throw new Error(`no process named "${id}" in this cluster`);
 }
 
 function newProc(id: ProcId, logic: ProcessLogic): ProcRecord {

@@ -71,6 +71,10 @@ export abstract class Kernel implements CheckerHost {
   protected abstract apply(action: Action): void;
   /** One step of the nemesis; false when there is none. */
   protected abstract nemesisTick(): boolean;
+  /** The next input of a recorded run (only a replay queues one); false when it did nothing. */
+  protected scriptTick(): boolean {
+    throw new Error("a script item reached a simulation that replays no recording");
+  }
   abstract diskOf(id: ProcId): Disk | undefined;
   abstract stateOf(id: ProcId): CoreStateMachine | null;
   abstract holderTiming(id: ProcId): HolderTiming | null;
@@ -336,6 +340,8 @@ export abstract class Kernel implements CheckerHost {
         return true;
       case "nemesis":
         return this.nemesisTick();
+      case "script":
+        return this.scriptTick();
       default: {
         const unhandled: never = q;
         throw new Error(`process: unhandled queue item ${(unhandled as QItem).type}`);
@@ -505,11 +511,15 @@ export abstract class Kernel implements CheckerHost {
         fate: blocked ?? (lost ? "loss" : "ok"),
         dup: i > 0,
       };
-      const e = { kind: "send" as const, id: env.id, from, to, deliverAt: env.deliverAt, msg: payload, dup: env.dup, t: this._now, n: this.eventCount++ };
-      if (this.config.hashTrace) this.hasher.addSend(e);
-      this.fanOut(e);
+      this.emitSend(env);
       this.push({ type: "deliver", at: env.deliverAt, env, seq: 0 });
     }
+  }
+
+  protected emitSend(env: Envelope): void {
+    const e = { kind: "send" as const, id: env.id, from: env.from, to: env.to, deliverAt: env.deliverAt, msg: env.payload, dup: env.dup, t: this._now, n: this.eventCount++ };
+    if (this.config.hashTrace) this.hasher.addSend(e);
+    this.fanOut(e);
   }
 
   protected drop(env: Envelope, reason: DropReason): void {

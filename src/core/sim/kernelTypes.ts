@@ -29,7 +29,9 @@ export type QItem =
   | { readonly at: VirtualUs; readonly seq: number; readonly type: "timer"; readonly proc: ProcId; readonly gen: number }
   | { readonly at: VirtualUs; readonly seq: number; readonly type: "wake"; readonly proc: ProcId; readonly gen: number }
   | { readonly at: VirtualUs; readonly seq: number; readonly type: "action"; readonly action: Action }
-  | { readonly at: VirtualUs; readonly seq: number; readonly type: "nemesis" };
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "nemesis" }
+  /** The next input of a recorded live run (live/replay.ts): only a replay queues these. */
+  | { readonly at: VirtualUs; readonly seq: number; readonly type: "script" };
 
 export interface SimSnapshot {
   readonly now: number;

@@ -58,6 +58,11 @@ export class FencedStorage implements ProcessLogic {
     private readonly st: StorageState = emptyStorageState(settings),
   ) {}
 
+  /** Everything it keeps: a database's table survives a crash (a live run writes it to disk). */
+  get durableState(): StorageState {
+    return this.st;
+  }
+
   get fencing(): boolean {
     return this.st.fencing;
   }

@@ -1,0 +1,282 @@
+/**
+ * The router of a live run: every message between processes passes through it. It applies the
+ * simulator's network model (sim/network.ts, on the same seeded stream): each message's copies,
+ * latency and loss are drawn when it is sent, in the simulator's order, so the same draws give
+ * the same fates; a partition, a cut or a dead receiver stops it when it is due. It holds each
+ * copy until its time, then hands it to the receiver's worker.
+ *
+ * It is also the recorder: each worker reports its inputs to it with the messages they made
+ * (one report per call), and the page tells it of terminations. Pure: its shell (src/live/)
+ * brings the clock, the timer and the ports.
+ */
+import { type ActionHost, applyAction } from "../sim/actions";
+import { type ClockState, newClock } from "../sim/clock";
+import { clusterIds } from "../sim/cluster";
+import type { SimConfig } from "../sim/config";
+import { EventHeap } from "../sim/heap";
+import { Network, type NetworkShape } from "../sim/network";
+import { ActionRefused, errorMessage } from "../sim/refusal";
+import { Rng } from "../sim/rng";
+import type { VirtualUs } from "../sim/time";
+import type { DropReason, ProcId } from "../sim/trace";
+import { clockAfter, type LiveMessage, type LiveSend } from "./process";
+import { type LiveInput, type LiveRecording, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey } from "./recording";
+
+interface Held {
+  readonly at: VirtualUs;
+  seq: number;
+  readonly msg: LiveMessage;
+  readonly fate: "ok" | "loss" | "partition" | "cut";
+}
+
+/** What the router knows of a process's thread. */
+interface Thread {
+  up: boolean;
+  paused: boolean;
+  incarnation: number;
+  /** Messages handed to it while it was paused (its inbox, which has a limit). */
+  inbox: number;
+  /** Its machine's clock, as its clock actions left it: a restarted worker reads the same clock. */
+  clock: ClockState;
+}
+
+export class LiveRouter {
+  readonly ids: readonly ProcId[];
+  private readonly net: Network;
+  private readonly held = new EventHeap<Held>();
+  private seq = 0;
+  private readonly threads = new Map<ProcId, Thread>();
+  private readonly script: ScriptItem[] = [];
+  /** How many script items were taken by the last takeScript(). */
+  private taken = 0;
+  /** Set when an item landed before ones already taken (the shadow must start over). */
+  private rewritten = false;
+  private readonly plans: Record<SendKey, VirtualUs[]> = {};
+  private readonly host: ActionHost;
+  private last: VirtualUs = 0;
+
+  constructor(readonly config: SimConfig) {
+    const ids = clusterIds(config);
+    this.ids = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
+    for (const id of this.ids) this.threads.set(id, { up: true, paused: false, incarnation: 0, inbox: 0, clock: newClock() });
+    const root = Rng.fromSeed(config.seed);
+    this.net = Network.fromSettings(config.network, root.fork("net"));
+    this.host = this.actionHost(ids.nodeIds, ids.clientIds, ids.holderIds, root.fork("refs"));
+  }
+
+  /** Messages waiting for their time. */
+  get waiting(): number {
+    return this.held.size;
+  }
+
+  /** Messages waiting, by receiver. */
+  waitingFor(): Map<ProcId, number> {
+    const out = new Map<ProcId, number>();
+    for (const h of this.held.all()) out.set(h.msg.to, (out.get(h.msg.to) ?? 0) + 1);
+    return out;
+  }
+
+  network(): NetworkShape {
+    return this.net.view();
+  }
+
+  isUp(id: ProcId): boolean {
+    return this.threads.get(id)?.up === true;
+  }
+
+  /**
+   * A worker's report of one call: the inputs it handled and the messages they made. Each copy
+   * of each message gets its fate now, in the simulator's order of draws.
+   */
+  report(now: VirtualUs, from: ProcId, incarnation: number, inputs: readonly LiveInput[], sends: readonly LiveSend[]): void {
+    const t = this.thread(from);
+    // A report from a worker replaced since (only if a restart came between its last call and
+    // its report reaching here): its inputs cannot be placed, and the replay will say it diverged.
+    if (incarnation !== t.incarnation) return;
+    for (const input of inputs) {
+      if (input.kind === "act" && input.action.type === "clock") t.clock = clockAfter(t.clock, input.at, input.action);
+      if (t.up) this.record({ proc: from, input });
+      else this.recordLate(from, input);
+    }
+    for (const s of sends) this.route(now, s);
+  }
+
+  /** One message, as kernel.send would send it: copies, then each copy's latency, block and loss. */
+  route(now: VirtualUs, s: LiveSend): void {
+    if (!this.threads.has(s.to)) throw new Error(`${s.from} sent to unknown process ${s.to}`);
+    const copies = this.net.copies();
+    const plan: VirtualUs[] = [];
+    for (let i = 0; i < copies; i++) {
+      const latency = this.net.latency(s.from, s.to, s.payload.type);
+      const blocked = this.net.isBlocked(s.from, s.to);
+      const lost = this.net.lost();
+      const at = Math.max(s.sentAt + latency, s.sentAt + 1);
+      plan.push(at);
+      this.held.push({ at, seq: this.seq++, msg: { ...s, copy: i }, fate: blocked ?? (lost ? "loss" : "ok") });
+    }
+    this.plans[s.key] = plan;
+    this.last = Math.max(this.last, now);
+  }
+
+  /** When the next held copy is due, or null. */
+  nextDueAt(): VirtualUs | null {
+    return this.held.peek()?.at ?? null;
+  }
+
+  /**
+   * The copies due by `now`: those to hand to their receivers' workers. The others are dropped
+   * (and recorded) as kernel.deliver would drop them: their fate, a block now, a dead receiver,
+   * a full inbox.
+   */
+  due(now: VirtualUs): LiveMessage[] {
+    this.last = Math.max(this.last, now);
+    const out: LiveMessage[] = [];
+    for (;;) {
+      const top = this.held.peek();
+      if (top === undefined || top.at > now) break;
+      this.held.pop();
+      const m = top.msg;
+      const t = this.thread(m.to);
+      const reason: DropReason | null =
+        top.fate !== "ok"
+          ? top.fate
+          : (this.net.isBlocked(m.from, m.to) ?? (!t.up ? "down" : t.paused && t.inbox >= this.config.inboxLimit ? "inbox-full" : null));
+      if (reason !== null) {
+        this.record({ proc: null, input: { at: Math.max(now, top.at), kind: "drop", to: m.to, key: m.key, copy: m.copy, reason } });
+        continue;
+      }
+      if (t.paused) t.inbox++;
+      out.push(m);
+    }
+    return out;
+  }
+
+  /** A network action, now (ids resolved by the page; roles too). Returns why it could not run, or null. */
+  act(now: VirtualUs, action: NetAction): string | null {
+    this.last = Math.max(this.last, now);
+    try {
+      applyAction(this.host, action);
+    } catch (e) {
+      if (e instanceof ActionRefused) return e.message;
+      return errorMessage(e);
+    }
+    this.record({ proc: null, input: { at: now, kind: "net", action } });
+    return null;
+  }
+
+  /** The page terminated a process's worker: recorded after every input that worker reported. */
+  crashed(now: VirtualUs, id: ProcId): void {
+    const t = this.thread(id);
+    if (!t.up) return;
+    t.up = false;
+    t.paused = false;
+    t.inbox = 0;
+    this.record({ proc: id, input: { at: now, kind: "crash" } });
+  }
+
+  /** A new worker for a process: its next incarnation, and its machine's clock (it records its own restart). */
+  restarted(id: ProcId): { readonly incarnation: number; readonly clock: ClockState } {
+    const t = this.thread(id);
+    t.up = true;
+    t.incarnation++;
+    return { incarnation: t.incarnation, clock: t.clock };
+  }
+
+  /** A worker says its thread stopped or runs again. */
+  setPaused(id: ProcId, paused: boolean): void {
+    const t = this.thread(id);
+    t.paused = paused;
+    if (!paused) t.inbox = 0;
+  }
+
+  /** The script items recorded since the last call (and whether earlier ones changed: start over). */
+  takeScript(): { readonly items: ScriptItem[]; readonly rewritten: boolean } {
+    const rewritten = this.rewritten;
+    this.rewritten = false;
+    const items = rewritten ? this.script.slice() : this.script.slice(this.taken);
+    this.taken = this.script.length;
+    return { items, rewritten };
+  }
+
+  /** The plans made since `from` keys were known (all of them: the shadow keeps its own copy). */
+  planOf(key: SendKey): readonly VirtualUs[] | undefined {
+    return this.plans[key];
+  }
+
+  recording(endAt: VirtualUs, speed: number, digests: Readonly<Record<ProcId, string>>): LiveRecording {
+    return {
+      version: RECORDING_VERSION,
+      config: this.config,
+      speed,
+      script: this.script.slice(),
+      plans: { ...this.plans },
+      endAt,
+      digests,
+    };
+  }
+
+  /** Adds an item where its time puts it (equal times keep the order they came in). */
+  private record(item: ScriptItem): void {
+    const s = this.script;
+    let i = s.length;
+    while (i > 0 && (s[i - 1] as ScriptItem).input.at > item.input.at) i--;
+    if (i < this.taken) this.rewritten = true;
+    s.splice(i, 0, item);
+  }
+
+  /**
+   * An input of a worker the page already terminated, whose report was on its way: it did
+   * happen, before the worker died, so the crash moves after it.
+   */
+  private recordLate(proc: ProcId, input: LiveInput): void {
+    let c = this.script.length - 1;
+    while (c >= 0 && !((this.script[c] as ScriptItem).proc === proc && (this.script[c] as ScriptItem).input.kind === "crash")) c--;
+    const crash = this.script[c];
+    if (crash === undefined || crash.input.at > input.at) {
+      this.record({ proc, input });
+      return;
+    }
+    this.script.splice(c, 1);
+    if (c < this.taken) this.rewritten = true;
+    this.taken = Math.min(this.taken, this.script.length);
+    this.record({ proc, input });
+    this.record({ proc, input: { at: input.at, kind: "crash" } });
+  }
+
+  private thread(id: ProcId): Thread {
+    const t = this.threads.get(id);
+    if (t === undefined) throw new Error(`no process named "${id}"`);
+    return t;
+  }
+
+  /** What the network actions may touch: the network, and the processes' names. */
+  private actionHost(nodeIds: readonly ProcId[], clientIds: readonly ProcId[], holderIds: readonly ProcId[], refRng: Rng): ActionHost {
+    const router = this;
+    const refuse = (): never => {
+      throw new ActionRefused("the router only changes the network");
+    };
+    return {
+      get now() {
+        return router.last;
+      },
+      nodeIds,
+      clientIds,
+      holderIds,
+      net: this.net,
+      refRng,
+      names: {},
+      has: (id) => this.threads.has(id),
+      proc: refuse,
+      procs: () => [],
+      leader: () => null,
+      storage: () => null,
+      emit: () => {},
+      run: refuse,
+      wake: refuse,
+      rearm: refuse,
+      wakeAt: refuse,
+      drop: refuse,
+      unsend: () => [],
+    };
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Live runs: the router's network model against the simulator's, and the replay of a recording
+ * against the live run that made it (every process's state digest the same at the end).
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeDurable, encodeDurable, stateDigest, throughDisk } from "../../src/core/live/durable";
+import type { LiveProcess } from "../../src/core/live/process";
+import { ReplaySimulation } from "../../src/core/live/replay";
+import { LiveRouter } from "../../src/core/live/router";
+import { Timeline } from "../../src/core/replay/timeline";
+import { defaultConfig, mergeConfig, type SimConfig } from "../../src/core/sim/config";
+import { Simulation } from "../../src/core/sim/sim";
+import type { TraceEvent } from "../../src/core/sim/trace";
+import { LiveHarness } from "../support/liveHarness";
+
+const config = (seed: number, patch: Parameters<typeof mergeConfig>[1] = {}): SimConfig =>
+  mergeConfig(defaultConfig(), { seed, holders: { count: 2 }, clients: { count: 1, workload: "random" }, ...patch });
+
+/** A live run with faults drawn from `seed`: kills and restarts, pauses, a GC pause, partitions, drift. */
+function faultyRun(seed: number, endUs: number): LiveHarness {
+  const h = new LiveHarness(config(seed, { network: { dropRate: 0.02, duplicateRate: 0.02 } }), seed * 7 + 1);
+  const ids = h.router.ids;
+  let t = 0;
+  let k = 0;
+  while (t < endUs) {
+    t += 150_000 + ((seed * 7919 + k * 104_729) % 400_000);
+    h.runTo(Math.min(t, endUs));
+    const id = ids[(seed + k * 3) % ids.length] as string;
+    switch (k++ % 7) {
+      case 0:
+        h.crash(id);
+        break;
+      case 1:
+        for (const x of ids) h.restart(x);
+        break;
+      case 2:
+        h.pause(id, 700_000);
+        break;
+      case 3:
+        h.net({ type: "partition", groups: [["n1", "n2"], ["others"]] });
+        break;
+      case 4:
+        h.net({ type: "heal" });
+        break;
+      case 5:
+        h.act(id, { type: "clock", proc: id, driftPpm: 20_000 });
+        break;
+      case 6:
+        h.act("h1", { type: "gc-pause", holder: "h1", durationUs: 2_500_000 });
+        break;
+    }
+  }
+  h.runTo(endUs);
+  return h;
+}
+
+describe("the router's network model", () => {
+  it("gives each message the fate the simulator gives it for the same draws", () => {
+    const cfg = config(5, { network: { dropRate: 0.1, duplicateRate: 0.1, latencyMinMs: 1, latencyMaxMs: 30 } });
+    const sends: Extract<TraceEvent, { kind: "send" }>[] = [];
+    const drops = new Map<number, string>();
+    const sim = new Simulation(cfg, undefined, (e) => {
+      if (e.kind === "send") sends.push(e);
+      if (e.kind === "drop") drops.set(e.id, e.reason);
+    });
+    sim.advanceTo(3_000_000);
+    expect(sends.length).toBeGreaterThan(100);
+    // The router, sent the same messages in the same order, draws the same copies, latencies and losses.
+    const router = new LiveRouter(cfg);
+    const byKey = new Map<string, Extract<TraceEvent, { kind: "send" }>[]>();
+    let i = 0;
+    for (const s of sends) {
+      if (s.dup) {
+        byKey.get(String(i - 1))?.push(s);
+        continue;
+      }
+      router.route(s.t, { key: String(i), from: s.from, to: s.to, sentAt: s.t, payload: s.msg });
+      byKey.set(String(i++), [s]);
+    }
+    for (const [key, simCopies] of byKey) {
+      expect(router.planOf(key), key).toEqual(simCopies.map((c) => Math.max(c.deliverAt, c.t + 1)));
+    }
+    // And drops the copies the simulator lost on the way (no partition here: loss is the only fate).
+    router.due(10_000_000);
+    const recorded = router.takeScript().items.flatMap((x) => (x.proc === null && x.input.kind === "drop" ? [x.input] : []));
+    const lost = [...drops.values()].filter((r) => r === "loss").length;
+    expect(recorded.filter((d) => d.reason === "loss").length).toBe(lost);
+  });
+
+  it("drops a message to a partitioned or dead receiver when it is due, and says why", () => {
+    const router = new LiveRouter(config(1));
+    expect(router.act(0, { type: "partition", groups: [["n1"], ["n2"]] })).toBeNull();
+    router.route(0, { key: "a", from: "n1", to: "n2", sentAt: 0, payload: { type: "TimeoutNow", term: 1 } as never });
+    router.route(0, { key: "b", from: "n1", to: "n3", sentAt: 0, payload: { type: "TimeoutNow", term: 1 } as never });
+    router.crashed(0, "n3");
+    expect(router.due(1_000_000)).toEqual([]);
+    const reasons = router.takeScript().items.flatMap((x) => (x.input.kind === "drop" ? [`${x.input.key}:${x.input.reason}`] : []));
+    expect(reasons.sort()).toEqual(["a:partition", "b:down"]);
+    expect(router.act(0, { type: "partition", groups: [["n1"], ["n1", "n2"]] })).toMatch(/two groups/);
+  });
+});
+
+describe("a process's disk", () => {
+  it("keeps Maps through its written form, and the digest sees every change", () => {
+    const h = faultyRun(3, 2_000_000);
+    const storage = h.workers.get("s1")?.proc;
+    expect(storage).toBeDefined();
+    const st = {
+      kind: "storage" as const,
+      state: { fencing: true, highest: new Map([["r", 3]]), values: new Map([["r", "x"]]), log: [], writes: 1, accepted: 1, rejected: 0 },
+    };
+    expect(decodeDurable(encodeDurable(st))).toEqual(st);
+    expect(stateDigest(throughDisk(st))).toBe(stateDigest(st));
+    expect(stateDigest({ ...st, state: { ...st.state, highest: new Map([["r", 4]]) } })).not.toBe(stateDigest(st));
+    expect(() => decodeDurable('{"kind":"floppy"}')).toThrow(/not a process's disk/);
+  });
+
+  it("a restarted node reads its term, vote and log back from it", () => {
+    const h = faultyRun(4, 1_500_000);
+    const n1 = h.workers.get("n1");
+    h.crash("n1");
+    const disk = decodeDurable(h.disks.get("n1") as string);
+    h.restart("n1");
+    const back = h.workers.get("n1")?.proc as LiveProcess;
+    expect(back.incarnation).toBe((n1?.proc.incarnation ?? 0) + 1);
+    expect(disk.kind).toBe("node");
+    const server = back.logic as unknown as { disk: { hard: unknown; log: unknown[] } };
+    if (disk.kind === "node") {
+      expect(server.disk.hard).toEqual(disk.disk.hard);
+      expect(server.disk.log.length).toBe(disk.disk.log.length);
+    }
+  });
+});
+
+describe("the replay of a live run", () => {
+  it("ends with every process in the state it ended in live, through kills, pauses, partitions and drift", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
+        const h = faultyRun(seed, 6_000_000);
+        const rec = h.recording();
+        const replay = new ReplaySimulation(rec.config, rec);
+        replay.advanceTo(rec.endAt);
+        const problems = replay.violations.filter((v) => v.invariant === "assertion");
+        if (problems.length > 0 || JSON.stringify(replay.digests()) !== JSON.stringify(rec.digests)) {
+          throw new Error(
+            `seed ${seed}: ${problems.map((p) => p.detail).join("; ") || "digests differ"}\n${JSON.stringify(replay.digests())}\n${JSON.stringify(rec.digests)}`,
+          );
+        }
+      }),
+      { numRuns: 12, seed: 20261125 },
+    );
+  });
+
+  it("plays the same through time travel: snapshots, seeking back and playing again", () => {
+    const h = faultyRun(77, 5_000_000);
+    const rec = h.recording();
+    const tl = new Timeline(new ReplaySimulation(rec.config, rec), [], { snapshotEveryUs: 250_000 });
+    tl.advanceTo(rec.endAt);
+    const hash = tl.sim.traceHash;
+    expect((tl.sim as ReplaySimulation).digests()).toEqual(rec.digests);
+    tl.seek(1_700_000);
+    tl.advanceTo(rec.endAt);
+    expect(tl.sim.traceHash).toBe(hash);
+    expect((tl.sim as ReplaySimulation).digests()).toEqual(rec.digests);
+  });
+
+  it("grows while it plays: appended in pieces, it plays the same as in one go", () => {
+    const h = faultyRun(9, 4_000_000);
+    const rec = h.recording();
+    const whole = new ReplaySimulation(rec.config, rec);
+    whole.advanceTo(rec.endAt);
+    const shadow = new ReplaySimulation(rec.config);
+    const plans = Object.entries(rec.plans);
+    for (let t = 250_000; t <= rec.endAt + 250_000; t += 250_000) {
+      shadow.append(
+        rec.script.filter((x) => x.input.at > t - 250_000 && x.input.at <= t),
+        plans,
+      );
+      shadow.advanceTo(Math.min(t, rec.endAt));
+    }
+    expect(shadow.traceHash).toBe(whole.traceHash);
+    expect(shadow.digests()).toEqual(rec.digests);
+  });
+
+  it("says it diverged when the recording does not fit the run (a live process that sent what the replay does not)", () => {
+    const h = faultyRun(12, 2_000_000);
+    const rec = h.recording();
+    const other = { ...rec, config: { ...rec.config, seed: rec.config.seed + 1 } };
+    const replay = new ReplaySimulation(other.config, other);
+    replay.advanceTo(rec.endAt);
+    expect(replay.halted).toBe(true);
+    expect(replay.violations.map((v) => v.detail).join()).toMatch(/diverged from the live run/);
+  });
+
+  it("becomes a simulation of its own when the user acts (a what-if from the live run)", () => {
+    const h = faultyRun(21, 3_000_000);
+    const rec = h.recording();
+    const tl = new Timeline(new ReplaySimulation(rec.config, rec));
+    tl.advanceTo(1_500_000);
+    tl.act({ type: "crash", proc: "n2" });
+    tl.advanceTo(4_000_000);
+    const sim = tl.sim as ReplaySimulation;
+    expect(sim.scripted).toBe(false);
+    expect(sim.violations.filter((v) => v.invariant === "assertion")).toEqual([]);
+    expect(sim.now).toBe(4_000_000);
+  });
+});

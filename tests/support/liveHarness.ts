@@ -1,0 +1,202 @@
+/**
+ * A live run without a browser: the core's LiveProcess and LiveRouter driven the way the
+ * workers drive them, with the threads' timing made up by a seeded stream: a message waits in
+ * a worker's port for a while before it is handled, a timer goes off late, a paused thread
+ * handles everything that came due when it wakes, a terminated worker loses what it had not
+ * handled. The recording it makes must replay exactly (tests/core/live.test.ts).
+ */
+import { decodeDurable, encodeDurable, stateDigest } from "../../src/core/live/durable";
+import { type LiveMessage, LiveProcess, type LiveStep } from "../../src/core/live/process";
+import type { LiveRecording, NetAction, ProcAction } from "../../src/core/live/recording";
+import { LiveRouter } from "../../src/core/live/router";
+import type { ClockState } from "../../src/core/sim/clock";
+import type { SimConfig } from "../../src/core/sim/config";
+import { Rng } from "../../src/core/sim/rng";
+import type { ProcId } from "../../src/core/sim/trace";
+
+type Task =
+  | { at: number; seq: number; kind: "port"; to: ProcId; inc: number; msg: LiveMessage }
+  | { at: number; seq: number; kind: "timer"; to: ProcId; inc: number; gen: number }
+  | { at: number; seq: number; kind: "wake"; to: ProcId; inc: number }
+  | { at: number; seq: number; kind: "router" };
+
+interface Worker {
+  proc: LiveProcess;
+  pausedUntil: number | null;
+  /** Tasks that came due while it was paused, in the order they came. */
+  backlog: Task[];
+  timerGen: number;
+}
+
+export class LiveHarness {
+  readonly router: LiveRouter;
+  readonly workers = new Map<ProcId, Worker>();
+  readonly disks = new Map<ProcId, string>();
+  now = 0;
+  private tasks: Task[] = [];
+  private seq = 0;
+  private routerAt: number | null = null;
+  private readonly rng: Rng;
+  /** Most a message waits in a worker's port, and a timer fires late (µs). */
+  constructor(
+    readonly config: SimConfig,
+    jitterSeed: number,
+    readonly jitterUs = 3_000,
+  ) {
+    this.rng = Rng.fromSeed(jitterSeed);
+    this.router = new LiveRouter(config);
+    for (const id of this.router.ids) this.spawn(id, 0);
+  }
+
+  /** Runs every thread up to `t`. */
+  runTo(t: number): void {
+    for (;;) {
+      this.tasks.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.tasks[0];
+      if (next === undefined || next.at > t) break;
+      this.tasks.shift();
+      this.now = Math.max(this.now, next.at);
+      this.handle(next);
+    }
+    this.now = t;
+  }
+
+  crash(id: ProcId): void {
+    if (!this.workers.has(id)) return;
+    this.workers.delete(id);
+    this.tasks = this.tasks.filter((x) => x.kind === "router" || x.to !== id);
+    this.router.crashed(this.now, id);
+  }
+
+  restart(id: ProcId): void {
+    if (this.workers.has(id)) return;
+    const { incarnation, clock } = this.router.restarted(id);
+    const disk = this.disks.get(id);
+    this.spawn(id, incarnation, disk === undefined ? null : decodeDurable(disk), clock);
+  }
+
+  /** A pause of the thread, as Atomics.wait does it. */
+  pause(id: ProcId, durationUs: number): void {
+    const w = this.workers.get(id);
+    if (w === undefined || w.pausedUntil !== null) return;
+    this.freeze(w, durationUs);
+  }
+
+  act(id: ProcId, action: ProcAction): string | null {
+    const w = this.workers.get(id);
+    if (w === undefined) return "down";
+    if (w.pausedUntil !== null) return "paused";
+    const step = w.proc.act(this.now, action);
+    this.after(w, step);
+    return step.refused;
+  }
+
+  net(action: NetAction): string | null {
+    const why = this.router.act(this.now, action);
+    this.armRouter();
+    return why;
+  }
+
+  /** The digests the workers would report at the end (a dead one: its disk's). */
+  digests(): Record<ProcId, string> {
+    const out: Record<ProcId, string> = {};
+    for (const id of this.router.ids) {
+      const w = this.workers.get(id);
+      if (w !== undefined) out[id] = w.proc.digest();
+      else out[id] = stateDigest(decodeDurable(this.disks.get(id) as string));
+    }
+    return out;
+  }
+
+  recording(): LiveRecording {
+    return this.router.recording(this.now, 1, this.digests());
+  }
+
+  private spawn(id: ProcId, inc: number, durable: ReturnType<typeof decodeDurable> | null = null, clock?: ClockState): void {
+    const proc = new LiveProcess(this.config, id, inc, durable, clock);
+    const w: Worker = { proc, pausedUntil: null, backlog: [], timerGen: 0 };
+    this.workers.set(id, w);
+    this.after(w, proc.boot(this.now));
+  }
+
+  private push(t: Task extends infer U ? (U extends unknown ? Omit<U, "seq"> : never) : never): void {
+    this.tasks.push({ ...t, seq: this.seq++ } as Task);
+  }
+
+  private lag(): number {
+    return this.rng.int(0, this.jitterUs);
+  }
+
+  private handle(task: Task): void {
+    if (task.kind === "router") {
+      this.routerAt = null;
+      for (const m of this.router.due(this.now)) {
+        const w = this.workers.get(m.to);
+        if (w !== undefined) this.push({ at: this.now + this.lag(), kind: "port", to: m.to, inc: w.proc.incarnation, msg: m });
+      }
+      this.armRouter();
+      return;
+    }
+    const w = this.workers.get(task.to);
+    if (w === undefined || w.proc.incarnation !== task.inc) return;
+    if (task.kind === "wake") {
+      w.pausedUntil = null;
+      w.proc.wake(this.now);
+      this.router.report(this.now, task.to, w.proc.incarnation, w.proc.takeInputs(), []);
+      this.router.setPaused(task.to, false);
+      const backlog = w.backlog;
+      w.backlog = [];
+      for (const b of backlog) {
+        if (w.pausedUntil !== null) w.backlog.push(b);
+        else this.run(w, b);
+      }
+      if (w.pausedUntil === null) this.armTimer(w);
+      return;
+    }
+    if (w.pausedUntil !== null) {
+      w.backlog.push(task);
+      return;
+    }
+    this.run(w, task);
+  }
+
+  private run(w: Worker, task: Task): void {
+    if (task.kind === "port") this.after(w, w.proc.message(this.now, task.msg));
+    else if (task.kind === "timer" && task.gen === w.timerGen) {
+      const step = w.proc.timer(this.now);
+      if (step !== null) this.after(w, step);
+      else this.armTimer(w);
+    }
+  }
+
+  /** After a call: the disk first, then the report (inputs and sends) to the router, then a pause or the timer. */
+  private after(w: Worker, step: LiveStep): void {
+    if (step.persist !== null) this.disks.set(w.proc.id, encodeDurable(step.persist));
+    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), step.sends);
+    this.armRouter();
+    if (step.pauseUs !== null) this.freeze(w, step.pauseUs);
+    else this.armTimer(w);
+  }
+
+  private freeze(w: Worker, durationUs: number): void {
+    w.pausedUntil = this.now + durationUs;
+    w.proc.pause(this.now, w.pausedUntil);
+    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), []);
+    this.router.setPaused(w.proc.id, true);
+    w.timerGen++;
+    this.push({ at: w.pausedUntil, kind: "wake", to: w.proc.id, inc: w.proc.incarnation });
+  }
+
+  private armTimer(w: Worker): void {
+    w.timerGen++;
+    const at = w.proc.nextTimerAt(this.now);
+    if (at !== null) this.push({ at: at + this.lag(), kind: "timer", to: w.proc.id, inc: w.proc.incarnation, gen: w.timerGen });
+  }
+
+  private armRouter(): void {
+    const at = this.router.nextDueAt();
+    if (at === null || (this.routerAt !== null && this.routerAt <= at)) return;
+    this.routerAt = at;
+    this.push({ at: Math.max(at, this.now), kind: "router" });
+  }
+}
