@@ -31,6 +31,9 @@ function openOnlyWithDisplay(): Plugin {
  */
 const coreIsPure = (id: string): boolean | undefined => (/[\\/]src[\\/]core[\\/]/.test(id) ? false : undefined);
 
+/** The headers that make the page cross-origin isolated (SharedArrayBuffer, Atomics.wait in workers). A static host must send them too. */
+const ISOLATION_HEADERS = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" };
+
 export default defineConfig({
   // Relative asset paths: dist/ works from any sub-path of any static host (https://host/any/path/), and the worker loads from beside the page.
   base: "./",
@@ -54,5 +57,7 @@ export default defineConfig({
       },
     },
   },
-  preview: { port: 4173 },
+  // Cross-origin isolation, so a live run's pause is a real Atomics.wait on shared memory (src/live/, docs/live.md).
+  server: { headers: ISOLATION_HEADERS },
+  preview: { port: 4173, headers: ISOLATION_HEADERS },
 });

@@ -51,6 +51,7 @@ import "./reads/reads.css";
 import { OnScreen } from "./draw/OnScreen";
 import { EmbedBody } from "./embed/Embed";
 import { embedded } from "./embed/embedMode";
+import { LiveBar } from "./live/LiveBar";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -181,6 +182,7 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
         <Toolbar />
         <ShareMenu />
       </header>
+      <LiveBar />
       <Summary />
       <ViolationBanner />
       <LastStep />

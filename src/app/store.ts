@@ -75,6 +75,8 @@ export interface LabState {
   readonly cursor: TimeCursor;
   /** Sends a command to the worker; a no-op until the worker is connected. */
   readonly send: (msg: ToWorker) => void;
+  /** A live run opened in the simulator: each process's digest, live and replayed (null until the worker has compared them). */
+  readonly replayCheck: import("../worker/liveShadow").ReplayCheck | null;
   readonly receive: (msg: FromWorker) => void;
   readonly select: (s: Selection) => void;
   readonly setHighlight: (procs: readonly string[]) => void;
@@ -265,6 +267,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       readFigures: null,
       cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
       send: () => {},
+      replayCheck: null,
       receive: (msg) => {
         switch (msg.type) {
           case "view":
@@ -281,6 +284,9 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
             return;
           case "read-figures":
             if (get().readFigures?.requestId === msg.requestId) set({ readFigures: { ...(get().readFigures as NonNullable<LabState["readFigures"]>), result: msg.result } });
+            return;
+          case "replay-check":
+            set({ replayCheck: msg.check });
             return;
           case "read-check":
             // Only the answer to the request shown (a closed or newer check drops an older answer).

@@ -5,9 +5,8 @@
  * The core never sees a timer: it only gets advanceTo(), step() and act().
  */
 import { applyActionsTo, Timeline } from "../core/replay/timeline";
-import type { Simulation } from "../core/sim/sim";
 import { HistoryRecorder } from "../core/scenario/history";
-import { buildSimulation, scenarioActions } from "../core/scenario/build";
+import { buildSimulation as buildScenarioRun } from "../core/scenario/build";
 import { scenarioConfig } from "../core/scenario/settings";
 import type { Scenario } from "../core/scenario/schema";
 import type { Lesson } from "../core/lesson/schema";
@@ -22,7 +21,6 @@ import { Journal } from "./journal";
 import { columnBuffers } from "./messageColumns";
 import type { LessonControls, LessonPlayer } from "./lessonPlayer";
 import { lessonsPart, toolsPart } from "./parts";
-import { observerNeeds } from "../core/scenario/observer";
 import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
@@ -30,6 +28,13 @@ import type { ReadCheckResult, ReadFiguresResult, ReadsMode } from "./readCheckT
 import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES, type RunSettings, type ToWorker } from "./protocol";
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
+import { newRun, snapshotOptions } from "./runs";
+import { checkReplay, LiveShadow } from "./liveShadow";
+import { ReplaySimulation } from "../core/live/replay";
+import type { LiveRecording } from "../core/live/recording";
+import type { SimConfig } from "../core/sim/config";
+
+export { newRun, SNAPSHOT_BUDGET_BYTES } from "./runs";
 
 export interface HostEnv {
   /** Posts a message; the buffers in `transfer` are handed over (postMessage's transfer list), so the sender must not use them again. */
@@ -83,6 +88,10 @@ export class SimHost {
   private pausedBy: Moment | null = null;
   /** The speed of the last tick (the chosen one, or the automatic slow-down's). */
   private pace = DEFAULT_SPEED;
+  /** Live mode's shadow (liveShadow.ts), or null. */
+  private live: LiveShadow | null = null;
+  /** The live run whose recording is the run (opened in the simulator), or null. */
+  private recording: LiveRecording | null = null;
   /** The lesson being played (?lesson=), or null for a plain run. */
   private lesson: LessonPlayer | null = null;
   /** An opened scenario's expectations, checked as the run goes (null for a run made from the page's settings, and in a lesson). */
@@ -239,6 +248,11 @@ export class SimHost {
           this.env.post({ type: "export", requestId: msg.requestId, what: msg.what, filename: "", mime: "text/plain", text: "", note: null, error });
         }
         return;
+      case "live-start":
+      case "live-feed":
+      case "live-open":
+        this.dispatchLive(msg);
+        return;
       case "check-reads":
         this.env.post({ type: "read-check", requestId: msg.requestId, result: this.checkReads() });
         return;
@@ -264,6 +278,10 @@ export class SimHost {
   /** The run again from time zero (seed and actions); with `reads`, the leader confirming reads that way. */
   private restart(reads: ReadsMode | undefined): void {
     if (this.scenario === null || this.settings === null) throw new Error("no simulation is running yet");
+    if (this.recording !== null) {
+      this.openRecording(this.settings, this.recording);
+      return;
+    }
     if (this.lesson !== null) {
       this.startLesson(this.settings, this.lesson.lesson, 0);
       return;
@@ -288,7 +306,56 @@ export class SimHost {
     }
   }
 
+  private dispatchLive(msg: Extract<ToWorker, { type: "live-start" | "live-feed" | "live-open" }>): void {
+    if (msg.type === "live-start") this.startLive(msg.settings, msg.config);
+    else if (msg.type === "live-open") this.openRecording(msg.settings, msg.recording);
+    else if (this.live?.feed(msg)) this.epoch++;
+  }
+
+  /** Live mode: the shadow of the live run (liveShadow.ts) is the run, following the recording as it grows. */
+  private startLive(settings: RunSettings, config: SimConfig): void {
+    this.stop();
+    this.startReplay(settings, scenarioFromSettings(settings), null);
+    this.live = new LiveShadow(config, () => this.replayRun(config, undefined));
+    this.play();
+  }
+
+  /** "Open in the simulator": a live run's recording, replayed whole, for time travel (paused at its end). */
+  private openRecording(settings: RunSettings, recording: LiveRecording): void {
+    this.stop();
+    const tl = this.replayRun(recording.config, recording);
+    tl.advanceTo(recording.endAt);
+    this.startReplay(settings, scenarioFromSettings(settings), recording);
+    this.env.post({ type: "replay-check", check: checkReplay(tl.sim as ReplaySimulation, recording) });
+  }
+
+  /** A timeline over a replay (empty: a live run's shadow), with a fresh journal: the host's run from now on. */
+  private replayRun(config: SimConfig, recording: LiveRecording | undefined): Timeline {
+    const journal = new Journal();
+    const sim = new ReplaySimulation(config, recording, journal.listener);
+    const timeline = new Timeline(sim, [], { ...snapshotOptions(), companion: journal });
+    this.timeline = timeline;
+    this.journal = journal;
+    this.epoch++;
+    return timeline;
+  }
+
+  private startReplay(settings: RunSettings, scenario: Scenario, recording: LiveRecording | null): void {
+    this.live = null;
+    this.recording = recording;
+    this.lesson = null;
+    this.tracker = null;
+    this.scenario = scenario;
+    this.imported = false;
+    this.script = new Set();
+    this.settings = { ...settings, autoplay: false };
+    this.runId++;
+    this.speed = clampSpeed(settings.speed);
+  }
+
   private start(settings: RunSettings, imported: Scenario | undefined, seekTo: number | undefined): void {
+    this.live = null;
+    this.recording = null;
     const scenario = imported ?? scenarioFromSettings(settings);
     const problems = configProblems(scenarioConfig(scenario));
     if (problems.length > 0) throw new Error(`cannot start: ${problems.join("; ")}`);
@@ -378,6 +445,10 @@ export class SimHost {
     const scenario = this.scenario as Scenario;
     const seed = tl.sim.seed;
     const stem = `lease-lab-seed-${seed}${tl.branchId === 0 ? "" : `-branch-${tl.branchId + 1}`}`;
+    if (this.live !== null) throw new Error("a live run exports once it is opened in the simulator (Live mode's “Open in the simulator”)");
+    const rec = this.recording;
+    if (rec !== null && what === "scenario") throw new Error("a live run's replay is not a scenario file: save its recording instead");
+    const buildSimulation: typeof buildScenarioRun = (sc, o) => (rec === null ? buildScenarioRun(sc, o) : new ReplaySimulation(rec.config, rec, o?.onTrace));
     if (what === "scenario") {
       const text = toolsPart().exportScenarioText(scenario, this.imported, tl, this.speed);
       return { filename: `${stem}.json`, mime: "application/json", text, note: null };
@@ -446,19 +517,22 @@ export class SimHost {
     const real = this.env.nowMs();
     const elapsedMs = Math.min(Math.max(real - this.lastRealMs, 0), MAX_TICK_REAL_MS);
     this.lastRealMs = real;
-    this.pace = this.gate.autoSlow ? paceOf(sim, this.speed, this.journal.moments.latest()) : this.speed;
+    const live = this.live;
+    this.pace = live === null && this.gate.autoSlow ? paceOf(sim, this.speed, this.journal.moments.latest()) : this.speed;
     const virtualUs = elapsedMs * 1000 * this.pace + this.carryUs;
     const wholeUs = Math.floor(virtualUs);
     this.carryUs = virtualUs - wholeUs;
     const violationsBefore = sim.violations.length;
     const lesson = this.lesson;
     // A lesson's own steps are not paused on moments (exploring from it is the free lab).
-    const gate = lesson === null || lesson.exploring ? this.gate : null;
+    // A live run's shadow follows the recording: it stops on nothing but a violation.
+    const gate = live === null && (lesson === null || lesson.exploring) ? this.gate : null;
     const moments = this.journal.moments;
     gate?.begin(moments);
     try {
       // Stops at the very event that broke an invariant, so the screen shows that moment (and, in a lesson, at the event that ends a step).
-      const to = Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
+      const to =
+        live !== null ? Math.max(sim.now, live.watermark) : Math.min(sim.now + wholeUs, Math.max(sim.now, lesson?.playBound() ?? Number.POSITIVE_INFINITY));
       const stopWhen = () => sim.violations.length > violationsBefore || (lesson?.goalHolds() ?? false) || (gate?.reached(moments) ?? false);
       if (this.tracker === null) tl.advanceTo(to, stopWhen);
       else this.tracker.advance(tl, to, stopWhen);
@@ -515,72 +589,3 @@ const OPEN_SLICE_US = 1_000_000;
 const OPEN_BUDGET_MS = 8000;
 /** ...and going on past it only while opening has taken less than this. */
 const OPEN_ON_MS = 1500;
-
-/** Memory the time-travel snapshots of a run (every branch) may hold, estimated; beyond it they are thinned. */
-export const SNAPSHOT_BUDGET_BYTES = 128 * 1024 * 1024;
-
-/**
- * Snapshots kept per branch: with the interval below, a run of up to 68 minutes keeps them 8 s
- * apart (each time the count is reached, every other one goes and the interval doubles), so a
- * seek replays at most that much.
- */
-export const MAX_SNAPSHOTS = 512;
-
-/**
- * Virtual time between a run's snapshots to begin with (a seek replays at most this much until
- * the first thinning). 8 s: an hour-long run had them 8 s apart anyway (4 s, thinned at 34
- * minutes), and each snapshot costs the player about 0.5 ms of CPU (the processes' copies,
- * the checkers', the journal's), some 15% of playing the dashboard's run at 4 s (issue 15).
- */
-export const SNAPSHOT_EVERY_US = 8_000_000;
-
-/** The time-travel settings of a run the page plays: snapshots, their count and their memory. */
-function snapshotOptions(): { maxSnapshotBytes: number; maxSnapshots: number; snapshotBytes: (sim: Simulation) => number; snapshotEveryUs: number } {
-  return { maxSnapshotBytes: SNAPSHOT_BUDGET_BYTES, maxSnapshots: MAX_SNAPSHOTS, snapshotBytes: snapshotEstimator(), snapshotEveryUs: SNAPSHOT_EVERY_US };
-}
-
-/**
- * A run of a scenario, ready for time travel: the timeline, with the journal saved in its snapshots.
- * With `track` (an opened scenario with expectations: a plain share link of a page run has none), its expectations are checked as it runs: their observer is saved beside the journal.
- */
-export function newRun(scenario: Scenario, track = false): { timeline: Timeline; journal: Journal; tracker: ExpectationTracker | null } {
-  const options = snapshotOptions();
-  if (!track) {
-    const journal = new Journal();
-    const sim = buildSimulation(scenario, { onTrace: journal.listener });
-    return { timeline: new Timeline(sim, scenarioActions(scenario), { ...options, companion: journal }), journal, tracker: null };
-  }
-  const { ExpectationTracker, newObservedRun } = lessonsPart();
-  const run = newObservedRun(scenario, observerNeeds(scenario.expect), options);
-  return { timeline: run.timeline, journal: run.journal, tracker: new ExpectationTracker(scenario, run.observer) };
-}
-
-/**
- * What a snapshot holds of its own whatever the interval: the processes' state but their logs,
- * the checkers' copies, the queue (about 100 KB a snapshot in all, measured, of which the
- * journal's own part, Journal.savedBytes, is some 10 KB).
- */
-const SNAPSHOT_FIXED_BYTES = 90_000;
-/**
- * What a snapshot holds per trace event since the one before it: the log entries appended
- * meanwhile, and the checkers' history of them (the journal's share is added by the timeline,
- * Journal.savedBytes). Measured on the dashboard's default run: the heap grows by about 100 KB
- * a snapshot plus 1.3 MB per simulated minute of the run, of which the journal's histories are
- * 1 MB and the rest about 5 KB per simulated second, some 800 events.
- */
-const SNAPSHOT_BYTES_PER_EVENT = 6;
-
-/**
- * Estimates what each snapshot of one run holds (called once per snapshot, in time order on a
- * branch): a fixed part, and the history made since the previous snapshot. Snapshots share
- * their logs in chunks (RaftServer.freeze, the checkers' copy-on-write arrays), so a snapshot
- * costs what changed since the one before it, not the whole log.
- */
-function snapshotEstimator(): (sim: Simulation) => number {
-  let before = 0;
-  return (sim) => {
-    const since = Math.max(0, sim.eventsProcessed - before);
-    before = sim.eventsProcessed;
-    return SNAPSHOT_FIXED_BYTES + since * SNAPSHOT_BYTES_PER_EVENT;
-  };
-}

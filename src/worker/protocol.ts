@@ -171,7 +171,13 @@ export type ToWorker = import("./readCheckTypes").ReadCheckRequest
   /** Plays until the next key moment of the pause groups chosen (of any group when none is), and stops at its event. */
   | { readonly type: "play-to-next" }
   /** Asks for a text export of the current branch up to the cursor; answered by an "export" message. */
-  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number };
+  | { readonly type: "export"; readonly what: ExportKind; readonly requestId: number }
+  /** Live mode begins (src/live/): the dashboard shows the shadow of the live run, a replay of its recording as it grows. */
+  | { readonly type: "live-start"; readonly settings: RunSettings; readonly config: import("../core/sim/config").SimConfig }
+  /** What the live run recorded since the last feed (liveShadow.ts). */
+  | ({ readonly type: "live-feed" } & import("./liveShadow").LiveFeed)
+  /** "Open in the simulator": a live run's whole recording, replayed by the deterministic engine (time travel, the diagram, exports). */
+  | { readonly type: "live-open"; readonly settings: RunSettings; readonly recording: import("../core/live/recording").LiveRecording };
 
 /** A user action as recorded on a branch: what, and the virtual time (µs) it was taken at. */
 export interface TimedActionView {
@@ -403,6 +409,8 @@ export interface SimView {
 
 export type FromWorker = import("./readCheckTypes").ReadCheckAnswer
   | import("./readCheckTypes").ReadFiguresAnswer
+  /** A live run opened in the simulator: each process's digest, live and replayed. */
+  | { readonly type: "replay-check"; readonly check: import("./liveShadow").ReplayCheck }
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }

@@ -52,6 +52,7 @@ export class LiveRouter {
   /** Set when an item landed before ones already taken (the shadow must start over). */
   private rewritten = false;
   private readonly plans: Record<SendKey, VirtualUs[]> = {};
+  private newPlans: [SendKey, VirtualUs[]][] = [];
   private readonly host: ActionHost;
   private last: VirtualUs = 0;
 
@@ -95,6 +96,7 @@ export class LiveRouter {
     if (incarnation !== t.incarnation) return;
     for (const input of inputs) {
       if (input.kind === "act" && input.action.type === "clock") t.clock = clockAfter(t.clock, input.at, input.action);
+      if (input.kind === "pause" || input.kind === "wake") this.setPaused(from, input.kind === "pause");
       if (t.up) this.record({ proc: from, input });
       else this.recordLate(from, input);
     }
@@ -115,6 +117,7 @@ export class LiveRouter {
       this.held.push({ at, seq: this.seq++, msg: { ...s, copy: i }, fate: blocked ?? (lost ? "loss" : "ok") });
     }
     this.plans[s.key] = plan;
+    this.newPlans.push([s.key, plan]);
     this.last = Math.max(this.last, now);
   }
 
@@ -198,9 +201,16 @@ export class LiveRouter {
     return { items, rewritten };
   }
 
-  /** The plans made since `from` keys were known (all of them: the shadow keeps its own copy). */
+  /** The planned arrivals of a message's copies. */
   planOf(key: SendKey): readonly VirtualUs[] | undefined {
     return this.plans[key];
+  }
+
+  /** The plans made since the last call. */
+  takePlans(): [SendKey, VirtualUs[]][] {
+    const out = this.newPlans;
+    this.newPlans = [];
+    return out;
   }
 
   recording(endAt: VirtualUs, speed: number, digests: Readonly<Record<ProcId, string>>): LiveRecording {

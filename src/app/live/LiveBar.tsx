@@ -1,0 +1,158 @@
+/**
+ * The mode switch (Simulated / Live) and, in live mode, the Live panel: one row per thread
+ * (alive, paused, terminated), the messages waiting at the router, how late the timers go
+ * off, where the disks are, and "Open in the simulator". After that, the replay's proof: each
+ * process's state digest, live and replayed.
+ */
+import { formatInstant } from "../../core/sim/time";
+import { useLab, useLabStore } from "../store";
+import { enterLive, type LabMode, leaveLive, openInSimulator, recordingFile, useLiveMode } from "./liveMode";
+import "./live.css";
+
+const MODE_WORDS: Record<LabMode, string> = {
+  simulated: "Simulated",
+  live: "Live (real threads)",
+  replay: "Replay of a live run",
+};
+
+export function LiveBar() {
+  const lab = useLabStore();
+  const mode = useLiveMode((m) => m.mode);
+  const busy = useLiveMode((m) => m.busy);
+  return (
+    <section className={`live-bar live-${mode}`} aria-label="Mode">
+      <fieldset className="live-switch">
+        <legend className="visually-hidden">How the cluster runs</legend>
+        <button
+          type="button"
+          aria-pressed={mode === "simulated"}
+          disabled={busy !== null}
+          onClick={() => mode !== "simulated" && leaveLive(lab)}
+          title="One deterministic simulation: the same seed and clicks give the same run, with exact time travel"
+        >
+          Simulated
+        </button>
+        <button
+          type="button"
+          aria-pressed={mode === "live"}
+          disabled={busy !== null}
+          onClick={() => mode !== "live" && void enterLive(lab)}
+          title="Every node, holder, client and the storage in a Web Worker of its own: real threads, real timers, real kills, disks and pauses"
+        >
+          Live (real threads)
+        </button>
+      </fieldset>
+      {busy !== null && (
+        <span className="live-busy" role="status">
+          {busy}
+        </span>
+      )}
+      {mode === "live" && busy === null && <LiveStatus />}
+      {mode === "replay" && <ReplayStatus />}
+    </section>
+  );
+}
+
+function LiveStatus() {
+  const lab = useLabStore();
+  const s = useLiveMode((m) => m.state);
+  if (s === null) return null;
+  const up = s.threads.filter((t) => t.status === "running" || t.status === "paused").length;
+  return (
+    <>
+      <p className="live-summary" data-testid="live-summary">
+        <strong data-testid="live-workers">{s.workers}</strong> Web Workers: {up} of {s.threads.length} processes running, and the router ·{" "}
+        {s.isolated ? "a pause really stops its thread" : "no cross-origin isolation here: a pause holds the thread's inputs instead of stopping it"} ·{" "}
+        disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
+        timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · live time {formatInstant(s.now)}
+      </p>
+      <button type="button" className="primary" onClick={() => void openInSimulator(lab)} title="Stop the threads and replay the recording in the deterministic engine">
+        Open in the simulator
+      </button>
+      <ThreadTable />
+    </>
+  );
+}
+
+function ThreadTable() {
+  const s = useLiveMode((m) => m.state);
+  if (s === null) return null;
+  return (
+    <table className="live-threads" aria-label="Threads">
+      <thead>
+        <tr>
+          <th scope="col">Process</th>
+          <th scope="col">Its thread</th>
+          <th scope="col">Worker</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Waiting at the router</th>
+          <th scope="col">Timers late</th>
+        </tr>
+      </thead>
+      <tbody>
+        {s.threads.map((t) => (
+          <tr key={t.id} className={`thread-${t.status}`} data-testid={`thread-${t.id}`}>
+            <th scope="row">
+              {t.id} <span className="thread-kind">{t.kind}</span>
+            </th>
+            <td>
+              <span className="thread-status">{STATUS_WORDS[t.status]}</span>
+              {t.detail !== null && <span className="thread-detail"> {t.detail}</span>}
+            </td>
+            <td>{t.status === "terminated" ? "none" : `#${t.incarnation + 1}`}</td>
+            <td>{t.calls}</td>
+            <td>{t.waiting}</td>
+            <td>{t.timerLateMs === null ? "–" : `${t.timerLateMs.toFixed(1)} ms`}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const STATUS_WORDS = {
+  starting: "starting",
+  running: "running",
+  paused: "paused (stopped)",
+  terminated: "terminated (killed)",
+  broken: "stopped on an error",
+} as const;
+
+function ReplayStatus() {
+  const lab = useLabStore();
+  const rec = useLiveMode((m) => m.recording);
+  const check = useLab((s) => s.replayCheck);
+  const same = check?.digests.filter((d) => d.same).length ?? 0;
+  const save = (): void => {
+    if (rec === null) return;
+    const { name, text } = recordingFile(rec);
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+  return (
+    <>
+      <p className="live-summary" data-testid="replay-check" aria-live="polite">
+        {check === null
+          ? "Replaying the recording…"
+          : check.diverged !== null
+            ? `The replay could not follow the recording: ${check.diverged}`
+            : same === check.digests.length
+              ? `The replay is the same run: all ${same} processes end in exactly the state they ended in live (their digests match).`
+              : `${check.digests.length - same} of ${check.digests.length} processes end differently from the live run: ${check.digests
+                  .filter((d) => !d.same)
+                  .map((d) => d.id)
+                  .join(", ")}.`}{" "}
+        {MODE_WORDS.replay}: time travel, the diagram and the exports work on it; acting on it starts a what-if.
+      </p>
+      <button type="button" onClick={save} disabled={rec === null}>
+        Save recording
+      </button>
+      <button type="button" onClick={() => void enterLive(lab)}>
+        New live run
+      </button>
+    </>
+  );
+}

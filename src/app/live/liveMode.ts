@@ -1,0 +1,159 @@
+/**
+ * Live mode on the page: the switch between the simulated run and a live one (src/live/), and
+ * what the Live panel shows. In live mode the page keeps the simulation worker, which draws the
+ * live run's shadow (worker/liveShadow.ts), and takes over the store's `send`: the user's actions
+ * go to the live cluster, which the page owns; everything else (time travel, the views) still
+ * goes to the worker. "Open in the simulator" ends the live run and gives its recording to the
+ * worker to replay whole.
+ */
+import { create } from "zustand";
+import type { LiveRecording } from "../../core/live/recording";
+import type { Action } from "../../core/sim/actions";
+import type { LiveCluster, LiveState } from "../../live/cluster";
+import type { RunSettings, SimView, ToWorker } from "../../worker/protocol";
+import type { LabStore } from "../store";
+
+export type LabMode = "simulated" | "live" | "replay";
+
+export interface LiveModeState {
+  readonly mode: LabMode;
+  /** The live run's threads and figures (live mode), refreshed a few times a second. */
+  readonly state: LiveState | null;
+  /** A live run opened in the simulator: its recording (the worker's comparison is the lab store's replayCheck). */
+  readonly recording: LiveRecording | null;
+  /** Something is under way ("Starting the threads…", "Stopping the threads…"). */
+  readonly busy: string | null;
+}
+
+export const useLiveMode = create<LiveModeState>(() => ({ mode: "simulated", state: null, recording: null, busy: null }));
+
+/** The live run now (one per page), and the store's own `send`, to the simulation worker. */
+let current: { cluster: LiveCluster; base: (msg: ToWorker) => void; lab: LabStore } | null = null;
+
+/** Resolves "leader", "follower", "any-node" and ids from what the dashboard shows now. */
+export function resolverFor(view: SimView | null): (ref: string) => string | null {
+  return (ref) => {
+    if (view === null) return null;
+    const up = view.nodes.filter((n) => n.status !== "down");
+    if (ref === "leader") return view.leader;
+    if (ref === "follower") return up.find((n) => n.id !== view.leader)?.id ?? null;
+    if (ref === "any-node") return up[Math.floor(Math.random() * up.length)]?.id ?? null;
+    if (ref === "any-holder") return view.holders[Math.floor(Math.random() * view.holders.length)]?.id ?? null;
+    const ids = [...view.nodes.map((n) => n.id), ...view.holders.map((h) => h.id), ...view.clients.map((c) => c.id), ...(view.storage === null ? [] : ["s1"])];
+    return ids.includes(ref) ? ref : null;
+  };
+}
+
+/** Starts a live run of the page's settings, at the dashboard's speed. */
+export async function enterLive(lab: LabStore): Promise<void> {
+  if (current !== null) return;
+  const st = lab.getState();
+  const settings = st.settings;
+  if (settings === null) return;
+  useLiveMode.setState({ busy: "Starting one thread per process…", recording: null });
+  lab.setState({ replayCheck: null });
+  const [{ LiveCluster }, { scenarioConfig }, { scenarioFromSettings }] = await Promise.all([
+    import("../../live/cluster"),
+    import("../../core/scenario/settings"),
+    import("../../worker/settings"),
+  ]);
+  const speed = st.view?.speed ?? settings.speed;
+  const run: RunSettings = { ...settings, speed };
+  const config = scenarioConfig(scenarioFromSettings(run));
+  const base = st.send;
+  let queued = false;
+  const cluster: LiveCluster = new LiveCluster(config, speed, {
+    feed: (f) => base({ type: "live-feed", items: f.items, plans: f.plans, rewritten: f.rewritten, watermark: f.watermark }),
+    changed: () => {
+      if (queued) return;
+      queued = true;
+      setTimeout(() => {
+        queued = false;
+        if (current?.cluster === cluster) useLiveMode.setState({ state: cluster.state() });
+      }, 250);
+    },
+    error: (message) => lab.setState({ error: message }),
+  });
+  current = { cluster, base, lab };
+  base({ type: "live-start", settings: run, config });
+  lab.setState({ send: liveSend });
+  useLiveMode.setState({ mode: "live", state: cluster.state(), busy: null });
+}
+
+/** What the store's `send` does in live mode. */
+function liveSend(msg: ToWorker): void {
+  const c = current;
+  if (c === null) return;
+  switch (msg.type) {
+    case "act":
+      void act(c.cluster, c.lab, msg.action);
+      return;
+    case "setSpeed":
+      c.cluster.setSpeed(msg.speed);
+      c.base(msg);
+      return;
+    case "restart":
+      // Reset: a new live run of the same settings.
+      leave(c.lab);
+      void enterLive(c.lab);
+      return;
+    case "start":
+    case "lesson-start":
+    case "live-open":
+      // Another run opens (new settings, a scenario, a lesson): the live one ends.
+      leave(c.lab);
+      c.base(msg);
+      return;
+    default:
+      c.base(msg);
+  }
+}
+
+async function act(cluster: LiveCluster, lab: LabStore, action: Action): Promise<void> {
+  const why = await cluster.act(action, resolverFor(lab.getState().view));
+  if (why !== null) lab.setState({ error: `${action.type} did nothing: ${why}` });
+}
+
+/** Ends the live run (every worker terminated) and gives the store its own `send` back. */
+function leave(lab: LabStore): void {
+  const c = current;
+  if (c === null) return;
+  current = null;
+  c.cluster.dispose();
+  lab.setState({ send: c.base });
+  useLiveMode.setState({ mode: "simulated", state: null, busy: null });
+}
+
+/** Back to a simulated run of the page's settings. */
+export function leaveLive(lab: LabStore): void {
+  const c = current;
+  leave(lab);
+  const st = lab.getState();
+  if (st.settings !== null) (c?.base ?? st.send)({ type: "start", settings: { ...st.settings, speed: st.view?.speed ?? st.settings.speed } });
+  useLiveMode.setState({ mode: "simulated", recording: null });
+}
+
+/** Ends the live run and opens its recording in the simulator (the worker replays it whole and compares the digests). */
+export async function openInSimulator(lab: LabStore): Promise<void> {
+  const c = current;
+  if (c === null) return;
+  useLiveMode.setState({ busy: "Stopping the threads and gathering the recording…" });
+  let recording: LiveRecording;
+  try {
+    recording = await c.cluster.finish();
+  } catch (e) {
+    useLiveMode.setState({ busy: null });
+    lab.setState({ error: `The live run could not be stopped cleanly: ${e instanceof Error ? e.message : String(e)}` });
+    return;
+  }
+  leave(lab);
+  const st = lab.getState();
+  if (st.settings !== null) c.base({ type: "live-open", settings: { ...st.settings, speed: st.view?.speed ?? st.settings.speed }, recording });
+  lab.setState({ replayCheck: null });
+  useLiveMode.setState({ mode: "replay", recording, busy: null });
+}
+
+/** The recording as a file to save. */
+export function recordingFile(rec: LiveRecording): { name: string; text: string } {
+  return { name: `lease-lab-live-seed-${rec.config.seed}.json`, text: `${JSON.stringify(rec)}\n` };
+}

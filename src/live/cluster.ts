@@ -1,0 +1,368 @@
+/**
+ * A live run, from the page: one Web Worker per process and one for the router, wired with
+ * MessageChannels. The page owns the workers' lives: a kill terminates the process's worker
+ * (what it had not written to disk is gone), a restart starts a new worker that reads its disk.
+ * It routes the user's actions (to the router, to a process's worker, or to the page itself
+ * for kill, restart and pause), forwards the router's feed of the recording, and gathers the
+ * threads' figures for the Live panel.
+ */
+import { decodeDurable, kindOf, stateDigest } from "../core/live/durable";
+import { isNetAction, isProcAction, type LiveRecording, type ProcAction } from "../core/live/recording";
+import type { Action } from "../core/sim/actions";
+import { clusterIds } from "../core/sim/cluster";
+import type { SimConfig } from "../core/sim/config";
+import type { VirtualUs } from "../core/sim/time";
+import type { ProcId } from "../core/sim/trace";
+import { clearOldRuns, readDiskFile } from "./disk";
+import { type DiskKind, epochMs, type FromProcess, type FromRouter, type RunClock, type ThreadStats, type ToProcess, type ToRouter, virtualAt } from "./protocol";
+import { resolveRefs, targetOf } from "./route";
+
+/** Real ms between the page starting the workers and the run's time zero (they load and open their disks meanwhile). */
+const START_DELAY_MS = 400;
+
+export type ThreadStatus = "starting" | "running" | "paused" | "terminated" | "broken";
+
+export interface ThreadView {
+  readonly id: ProcId;
+  readonly kind: "node" | "client" | "holder" | "storage";
+  readonly incarnation: number;
+  readonly status: ThreadStatus;
+  readonly calls: number;
+  /** Messages the router holds for it. */
+  readonly waiting: number;
+  /** How late its timers went off lately (real ms, the worst in the last half second). */
+  readonly timerLateMs: number | null;
+  readonly detail: string | null;
+}
+
+export interface LiveState {
+  readonly threads: readonly ThreadView[];
+  /** Workers alive now, the router's included. */
+  readonly workers: number;
+  readonly isolated: boolean;
+  readonly disk: DiskKind | null;
+  readonly diskNote: string | null;
+  readonly now: VirtualUs;
+  readonly speed: number;
+  /** Messages the router holds, in all. */
+  readonly waiting: number;
+  /** The worst timer lateness over the last few seconds, real ms, and in virtual ms. */
+  readonly lateMs: number;
+  readonly lateVirtualMs: number;
+}
+
+export interface LiveListener {
+  feed(f: Extract<FromRouter, { type: "feed" }>): void;
+  changed(): void;
+  error(message: string): void;
+}
+
+interface Thread {
+  readonly id: ProcId;
+  readonly slot: number;
+  worker: Worker | null;
+  incarnation: number;
+  status: ThreadStatus;
+  calls: number;
+  stats: ThreadStats | null;
+  detail: string | null;
+  /** The disk the page keeps for it when there is no file system. */
+  memoryDisk: string | null;
+}
+
+let requestIds = 0;
+
+export class LiveCluster {
+  readonly runDir = `run-${Math.floor(epochMs())}`;
+  private readonly threads = new Map<ProcId, Thread>();
+  private readonly router: Worker;
+  private run: RunClock;
+  private readonly cells: SharedArrayBuffer | null;
+  private disk: DiskKind | null = null;
+  private diskNote: string | null = null;
+  private now: VirtualUs = 0;
+  private waiting: Readonly<Record<ProcId, number>> = {};
+  private late: { at: number; ms: number; virtualMs: number }[] = [];
+  private readonly pending = new Map<number, (m: FromRouter | FromProcess) => void>();
+  private recordingWanted: ((r: LiveRecording) => void) | null = null;
+  private disposed = false;
+
+  constructor(
+    readonly config: SimConfig,
+    speed: number,
+    private readonly listener: LiveListener,
+  ) {
+    this.run = { r0: epochMs() + START_DELAY_MS, v0: 0, speed };
+    const ids = clusterIds(config);
+    const all = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
+    this.cells = globalThis.crossOriginIsolated === true ? new SharedArrayBuffer(4 * all.length) : null;
+    all.forEach((id, slot) => {
+      this.threads.set(id, { id, slot, worker: null, incarnation: 0, status: "starting", calls: 0, stats: null, detail: null, memoryDisk: null });
+    });
+    this.router = new Worker(new URL("./router.worker.ts", import.meta.url), { type: "module", name: "lease-lab-router" });
+    this.router.onmessage = (e: MessageEvent<FromRouter>) => this.fromRouter(e.data);
+    this.router.onerror = (e) => listener.error(`the router's worker failed: ${e.message || "it could not be loaded"}`);
+    void clearOldRuns(this.runDir);
+    const ports: { id: ProcId; port: MessagePort }[] = [];
+    for (const t of this.threads.values()) ports.push({ id: t.id, port: this.spawn(t) });
+    this.toRouter({ type: "init", config, run: this.run, ports }, ports.map((p) => p.port));
+  }
+
+  get isolated(): boolean {
+    return this.cells !== null;
+  }
+
+  state(): LiveState {
+    const cutoff = epochMs() - 3000;
+    this.late = this.late.filter((l) => l.at >= cutoff);
+    const threads = [...this.threads.values()].map(
+      (t): ThreadView => ({
+        id: t.id,
+        kind: kindOf(this.config, t.id),
+        incarnation: t.incarnation,
+        status: t.status,
+        calls: t.calls,
+        waiting: this.waiting[t.id] ?? 0,
+        timerLateMs: t.stats?.timerLateMs ?? null,
+        detail: t.detail,
+      }),
+    );
+    return {
+      threads,
+      workers: threads.filter((t) => this.threads.get(t.id)?.worker !== null).length + (this.disposed ? 0 : 1),
+      isolated: this.isolated,
+      disk: this.disk,
+      diskNote: this.diskNote,
+      now: this.now,
+      speed: this.run.speed,
+      waiting: Object.values(this.waiting).reduce((a, b) => a + b, 0),
+      lateMs: Math.max(0, ...this.late.map((l) => l.ms)),
+      lateVirtualMs: Math.max(0, ...this.late.map((l) => l.virtualMs)),
+    };
+  }
+
+  /** Does a user's action to the live run: returns why it could not, or null. */
+  async act(action: Action, resolve: (ref: string) => ProcId | null): Promise<string | null> {
+    const a = resolveRefs(action, resolve);
+    if (typeof a === "string") return a;
+    switch (a.type) {
+      case "crash":
+        return this.kill(a.proc);
+      case "restart":
+        return this.restart(a.proc);
+      case "pause":
+        return this.pause(a.proc, a.durationUs);
+      case "resume":
+        return this.resume(a.proc);
+      case "drop-message":
+        return "in a live run a message cannot be taken off the wire by hand: cut the link, or make the network lose messages";
+    }
+    if (isNetAction(a)) return this.ask<string | null>((requestId) => this.toRouter({ type: "act", action: a, requestId }), (m) => (m.type === "acted" ? m.refused : undefined));
+    if (isProcAction(a)) return this.procAct(a, resolve);
+    return `${(a as Action).type} cannot be done in a live run`;
+  }
+
+  /** Changes the run's speed from now on (every thread's clock re-bases at once). */
+  setSpeed(speed: number): void {
+    const r = epochMs();
+    this.run = { r0: r, v0: virtualAt(this.run, r), speed };
+    this.toRouter({ type: "speed", run: this.run });
+    for (const t of this.threads.values()) t.worker?.postMessage({ type: "speed", run: this.run } satisfies ToProcess);
+  }
+
+  /**
+   * Ends the run: every paused thread is woken, every live one reports its digest, and the
+   * router hands over the recording; a terminated process's digest is its disk's.
+   */
+  async finish(): Promise<LiveRecording> {
+    for (const t of this.threads.values()) if (t.status === "paused") this.resume(t.id);
+    const alive = [...this.threads.values()].filter((t) => t.worker !== null && t.status !== "broken").map((t) => t.id);
+    const got = new Promise<LiveRecording>((resolve) => {
+      this.recordingWanted = resolve;
+    });
+    this.toRouter({ type: "finish", alive });
+    for (const id of alive) this.threads.get(id)?.worker?.postMessage({ type: "finish" } satisfies ToProcess);
+    const rec = await got;
+    const digests: Record<ProcId, string> = { ...rec.digests };
+    for (const t of this.threads.values()) {
+      if (digests[t.id] !== undefined) continue;
+      const text = this.disk === "memory" ? t.memoryDisk : await readDiskFile(this.runDir, t.id);
+      digests[t.id] = text === null ? "no disk" : stateDigest(decodeDurable(text));
+    }
+    return { ...rec, digests };
+  }
+
+  /** Terminates every worker. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const t of this.threads.values()) {
+      t.worker?.terminate();
+      t.worker = null;
+    }
+    this.router.terminate();
+  }
+
+  // ---- the processes' lives ----
+
+  /** Starts a worker for the thread's current incarnation; returns the router's end of its port. */
+  private spawn(t: Thread, clock = { baseT: 0, baseLocal: 0, driftPpm: 0 }): MessagePort {
+    const channel = new MessageChannel();
+    const w = new Worker(new URL("./process.worker.ts", import.meta.url), { type: "module", name: `lease-lab-${t.id}` });
+    t.worker = w;
+    t.status = "starting";
+    const incarnation = t.incarnation;
+    w.onmessage = (e: MessageEvent<FromProcess>) => {
+      if (t.worker === w) this.fromProcess(t, e.data);
+    };
+    w.onerror = (e) => {
+      if (t.worker !== w) return;
+      t.status = "broken";
+      t.detail = `its worker failed: ${e.message || "it could not be loaded"}`;
+      this.listener.changed();
+    };
+    const init: ToProcess = {
+      type: "init",
+      config: this.config,
+      id: t.id,
+      incarnation,
+      clock,
+      run: this.run,
+      router: channel.port2,
+      runDir: this.runDir,
+      memoryDisk: t.memoryDisk,
+      pauseCells: this.cells,
+      slot: t.slot,
+    };
+    w.postMessage(init, [channel.port2]);
+    return channel.port1;
+  }
+
+  private kill(id: ProcId): string | null {
+    const t = this.threads.get(id);
+    if (t === undefined || t.worker === null) return null;
+    t.worker.terminate();
+    t.worker = null;
+    t.status = "terminated";
+    this.toRouter({ type: "crashed", id });
+    this.listener.changed();
+    return null;
+  }
+
+  private async restart(id: ProcId): Promise<string | null> {
+    const t = this.threads.get(id);
+    if (t === undefined || t.worker !== null) return null;
+    const m = await this.ask<Extract<FromRouter, { type: "restarted" }>>(
+      (requestId) => this.toRouter({ type: "restart", id, requestId }),
+      (x) => (x.type === "restarted" ? x : undefined),
+    );
+    t.incarnation = m.incarnation;
+    const port = this.spawn(t, m.clock);
+    this.toRouter({ type: "port", id, port }, [port]);
+    this.listener.changed();
+    return null;
+  }
+
+  private pause(id: ProcId, durationUs: number): string | null {
+    const t = this.threads.get(id);
+    if (t?.worker == null) return `${id} is not running`;
+    if (!Number.isSafeInteger(durationUs) || durationUs <= 0) return `pause: duration must be positive, got ${durationUs}µs`;
+    t.worker.postMessage({ type: "pause", durationUs } satisfies ToProcess);
+    return null;
+  }
+
+  private resume(id: ProcId): string | null {
+    const t = this.threads.get(id);
+    if (t?.worker == null) return `${id} is not running`;
+    if (this.cells !== null) {
+      const cells = new Int32Array(this.cells);
+      Atomics.store(cells, t.slot, 1);
+      Atomics.notify(cells, t.slot);
+    } else t.worker.postMessage({ type: "resume" } satisfies ToProcess);
+    return null;
+  }
+
+  private async procAct(a: ProcAction, resolve: (ref: string) => ProcId | null): Promise<string | null> {
+    const target = targetOf(a, this.config, resolve);
+    if (target.why !== null) return target.why;
+    const t = this.threads.get(target.id);
+    const w = t?.worker;
+    if (w == null) return `${target.id} is not running`;
+    return this.ask<string | null>(
+      (requestId) => w.postMessage({ type: "act", action: a, requestId } satisfies ToProcess),
+      (m) => (m.type === "acted" ? m.refused : undefined),
+    );
+  }
+
+  // ---- messages ----
+
+  private fromProcess(t: Thread, m: FromProcess): void {
+    switch (m.type) {
+      case "ready":
+        t.status = "running";
+        this.disk = m.disk;
+        this.diskNote = m.diskNote;
+        break;
+      case "persist":
+        t.memoryDisk = m.text;
+        return;
+      case "acted":
+        this.settle(m.requestId, m);
+        return;
+      case "stats": {
+        t.stats = m.stats;
+        t.calls += m.stats.calls;
+        if (t.status === "running" || t.status === "paused") t.status = m.stats.paused ? "paused" : "running";
+        if (m.stats.timerLateMs !== null) this.late.push({ at: epochMs(), ms: m.stats.timerLateMs, virtualMs: m.stats.timerLateVirtualMs ?? 0 });
+        break;
+      }
+      case "broken":
+        t.status = "broken";
+        t.detail = m.detail;
+        this.listener.error(`${t.id} broke one of its own rules and stopped: ${m.detail}`);
+        break;
+    }
+    this.listener.changed();
+  }
+
+  private fromRouter(m: FromRouter): void {
+    switch (m.type) {
+      case "feed":
+        this.now = m.now;
+        this.waiting = m.waiting;
+        this.listener.feed(m);
+        this.listener.changed();
+        return;
+      case "recording":
+        this.recordingWanted?.(m.recording);
+        this.recordingWanted = null;
+        return;
+      case "error":
+        this.listener.error(m.message);
+        return;
+      default:
+        this.settle(m.requestId, m);
+    }
+  }
+
+  private ask<T>(send: (requestId: number) => void, pick: (m: FromRouter | FromProcess) => T | undefined): Promise<T> {
+    const requestId = ++requestIds;
+    return new Promise<T>((resolve) => {
+      this.pending.set(requestId, (m) => {
+        const v = pick(m);
+        if (v !== undefined) resolve(v);
+      });
+      send(requestId);
+    });
+  }
+
+  private settle(requestId: number, m: FromRouter | FromProcess): void {
+    const f = this.pending.get(requestId);
+    this.pending.delete(requestId);
+    f?.(m);
+  }
+
+  private toRouter(m: ToRouter, transfer: Transferable[] = []): void {
+    this.router.postMessage(m, transfer);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The dashboard in live mode: the shadow of the live run. The router feeds the recording as it
+ * grows (src/live/); the shadow replays it with the deterministic engine (core/live/replay.ts),
+ * so every panel, the checkers, the space-time diagram and time travel work as in a simulated
+ * run, a little behind the live one (the watermark: every input up to it has arrived).
+ *
+ * A report that arrives after the shadow has played past its time (a worker slower than the
+ * watermark's lag) starts the shadow again from the beginning of the recording: it replays
+ * fast, and it is counted, so the page can say so.
+ */
+import type { ReplaySimulation } from "../core/live/replay";
+import type { LiveRecording, ScriptItem, SendKey } from "../core/live/recording";
+import type { Timeline } from "../core/replay/timeline";
+import type { SimConfig } from "../core/sim/config";
+import type { VirtualUs } from "../core/sim/time";
+import type { ProcId } from "../core/sim/trace";
+
+/** One feed from the router. */
+export interface LiveFeed {
+  readonly items: readonly ScriptItem[];
+  readonly plans: readonly [SendKey, VirtualUs[]][];
+  readonly rewritten: boolean;
+  readonly watermark: VirtualUs;
+}
+
+/** A live run's processes, live and replayed: the proof that the replay is the same run. */
+export interface ReplayCheck {
+  readonly digests: readonly { readonly id: ProcId; readonly live: string | null; readonly replay: string; readonly same: boolean }[];
+  /** The replay stopped where it could not follow the recording (null: it followed it to the end). */
+  readonly diverged: string | null;
+  readonly endAt: VirtualUs;
+}
+
+/** Merges items in time order into a list in time order; at equal times, those already there first. */
+function mergeInto(into: ScriptItem[], items: readonly ScriptItem[]): ScriptItem[] {
+  if (items.length === 0) return into;
+  const last = into[into.length - 1];
+  if (last === undefined || (items[0] as ScriptItem).input.at >= last.input.at) {
+    into.push(...items);
+    return into;
+  }
+  const out: ScriptItem[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < into.length || j < items.length) {
+    const a = into[i];
+    const b = items[j];
+    if (b === undefined || (a !== undefined && a.input.at <= b.input.at)) {
+      out.push(a as ScriptItem);
+      i++;
+    } else {
+      out.push(b);
+      j++;
+    }
+  }
+  return out;
+}
+
+export class LiveShadow {
+  private all: ScriptItem[] = [];
+  /** Items received but beyond the watermark played so far. */
+  private ahead: ScriptItem[] = [];
+  private readonly plans = new Map<SendKey, VirtualUs[]>();
+  private applied: VirtualUs = -1;
+  /** Times the shadow started again because a report came late. */
+  rebuilds = 0;
+
+  constructor(
+    readonly config: SimConfig,
+    /** Makes a fresh timeline over a fresh, empty replay of `config` (and whatever goes with it: the host's journal). */
+    private readonly make: () => Timeline,
+    public timeline: Timeline = make(),
+  ) {}
+
+  /** How far the recording has come: the shadow can play up to here. */
+  get watermark(): VirtualUs {
+    return Math.max(0, this.applied);
+  }
+
+  /** Takes a feed; returns true when the shadow had to start again (its timeline is new). */
+  feed(f: LiveFeed): boolean {
+    for (const [k, p] of f.plans) this.plans.set(k, p);
+    const late = f.rewritten || f.items.some((x) => x.input.at <= this.applied);
+    if (f.rewritten) this.all = f.items.slice();
+    else this.all = mergeInto(this.all, f.items);
+    if (late) {
+      this.rebuilds++;
+      this.timeline = this.make();
+      this.ahead = this.all.slice();
+      this.applied = -1;
+      this.release(f.watermark, this.plans.entries());
+      return true;
+    }
+    this.ahead = mergeInto(this.ahead, f.items);
+    this.release(f.watermark, f.plans);
+    return false;
+  }
+
+  /** Hands the replay every item up to `watermark`. */
+  private release(watermark: VirtualUs, plans: Iterable<[SendKey, VirtualUs[]]>): void {
+    if (watermark <= this.applied) return;
+    let n = 0;
+    while (n < this.ahead.length && (this.ahead[n] as ScriptItem).input.at <= watermark) n++;
+    (this.timeline.sim as ReplaySimulation).append(this.ahead.slice(0, n), plans);
+    this.ahead = this.ahead.slice(n);
+    this.applied = watermark;
+  }
+}
+
+/** Replays a whole recording and compares each process's digest with the live one. */
+export function checkReplay(sim: ReplaySimulation, recording: LiveRecording): ReplayCheck {
+  const replay = sim.digests();
+  const diverged = sim.violations.find((v) => v.invariant === "assertion" && v.detail.includes("diverged"))?.detail ?? null;
+  return {
+    digests: Object.entries(replay).map(([id, d]) => ({ id, live: recording.digests[id] ?? null, replay: d, same: recording.digests[id] === d })),
+    diverged,
+    endAt: recording.endAt,
+  };
+}
