@@ -309,7 +309,11 @@ export class SimHost {
   private dispatchLive(msg: Extract<ToWorker, { type: "live-start" | "live-feed" | "live-open" }>): void {
     if (msg.type === "live-start") this.startLive(msg.settings, msg.config);
     else if (msg.type === "live-open") this.openRecording(msg.settings, msg.recording);
-    else if (this.live?.feed(msg)) this.epoch++;
+    else if (this.live?.feed(msg)) {
+      // Started again (a report came late): back to where it was at once, not from time zero.
+      this.epoch++;
+      if (this.playing) this.live.timeline.advanceTo(this.live.watermark);
+    }
   }
 
   /** Live mode: the shadow of the live run (liveShadow.ts) is the run, following the recording as it grows. */

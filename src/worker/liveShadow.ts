@@ -96,14 +96,15 @@ export class LiveShadow {
     return false;
   }
 
-  /** Hands the replay every item up to `watermark`. */
+  /** Hands the replay every item up to `watermark`, and the plans of the messages sent (every plan: a plan may come before its item is released). */
   private release(watermark: VirtualUs, plans: Iterable<[SendKey, VirtualUs[]]>): void {
-    if (watermark <= this.applied) return;
     let n = 0;
-    while (n < this.ahead.length && (this.ahead[n] as ScriptItem).input.at <= watermark) n++;
+    if (watermark > this.applied) {
+      while (n < this.ahead.length && (this.ahead[n] as ScriptItem).input.at <= watermark) n++;
+      this.applied = watermark;
+    }
     (this.timeline.sim as ReplaySimulation).append(this.ahead.slice(0, n), plans);
     this.ahead = this.ahead.slice(n);
-    this.applied = watermark;
   }
 }
 

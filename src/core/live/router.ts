@@ -20,7 +20,7 @@ import { Rng } from "../sim/rng";
 import type { VirtualUs } from "../sim/time";
 import type { DropReason, ProcId } from "../sim/trace";
 import { clockAfter, type LiveMessage, type LiveSend } from "./process";
-import { type LiveInput, type LiveRecording, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey } from "./recording";
+import { type LiveInput, type LiveRecording, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey, sortScript } from "./recording";
 
 interface Held {
   readonly at: VirtualUs;
@@ -47,9 +47,9 @@ export class LiveRouter {
   private seq = 0;
   private readonly threads = new Map<ProcId, Thread>();
   private readonly script: ScriptItem[] = [];
-  /** How many script items were taken by the last takeScript(). */
-  private taken = 0;
-  /** Set when an item landed before ones already taken (the shadow must start over). */
+  /** Items recorded since the last takeScript(), in the order they came. */
+  private fresh: ScriptItem[] = [];
+  /** Set when an item already taken moved (the shadow must start over). */
   private rewritten = false;
   private readonly plans: Record<SendKey, VirtualUs[]> = {};
   private newPlans: [SendKey, VirtualUs[]][] = [];
@@ -192,12 +192,16 @@ export class LiveRouter {
     if (!paused) t.inbox = 0;
   }
 
-  /** The script items recorded since the last call (and whether earlier ones changed: start over). */
+  /**
+   * The script items recorded since the last call, in time order (some may be earlier than
+   * items taken before: reports from different threads cross on the way), or, when an item
+   * already taken moved, the whole script again (`rewritten`: start over).
+   */
   takeScript(): { readonly items: ScriptItem[]; readonly rewritten: boolean } {
     const rewritten = this.rewritten;
     this.rewritten = false;
-    const items = rewritten ? this.script.slice() : this.script.slice(this.taken);
-    this.taken = this.script.length;
+    const items = rewritten ? this.script.slice() : sortScript(this.fresh);
+    this.fresh = [];
     return { items, rewritten };
   }
 
@@ -230,8 +234,8 @@ export class LiveRouter {
     const s = this.script;
     let i = s.length;
     while (i > 0 && (s[i - 1] as ScriptItem).input.at > item.input.at) i--;
-    if (i < this.taken) this.rewritten = true;
     s.splice(i, 0, item);
+    this.fresh.push(item);
   }
 
   /**
@@ -247,8 +251,8 @@ export class LiveRouter {
       return;
     }
     this.script.splice(c, 1);
-    if (c < this.taken) this.rewritten = true;
-    this.taken = Math.min(this.taken, this.script.length);
+    // The crash may have been handed over already: everything is handed over again.
+    this.rewritten = true;
     this.record({ proc, input });
     this.record({ proc, input: { at: input.at, kind: "crash" } });
   }
