@@ -383,7 +383,12 @@ function keyCompare(a: string, b: string): number {
  */
 export function recordingToText(rec: LiveRecording): string {
   const lines = (entries: readonly string[]): string => (entries.length === 0 ? "" : `\n  ${entries.join(",\n  ")}\n `);
-  const digests = Object.keys(rec.digests).map((id) => `${JSON.stringify(id)}: ${JSON.stringify(rec.digests[id])}`);
+  const ids = clusterIds(rec.config);
+  const order = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
+  const rank = (id: string): number => (order.includes(id) ? order.indexOf(id) : order.length);
+  const digests = Object.keys(rec.digests)
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .map((id) => `${JSON.stringify(id)}: ${JSON.stringify(rec.digests[id])}`);
   const plans = Object.keys(rec.plans)
     .sort(keyCompare)
     .map((k) => `${JSON.stringify(k)}: ${stable(rec.plans[k])}`);
