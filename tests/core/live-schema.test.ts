@@ -90,7 +90,7 @@ describe("a recording file", () => {
   it("a network action naming a process the run does not have", () => {
     const m = problemsOf((j) => {
       const i = find(j, (x) => x.input.kind === "net" && (x.input.action as { type: string }).type === "partition");
-      (j.script[i]?.input.action as { groups: string[][] }).groups[0] = ["n1", "n7"];
+      ((j.script[i] as Json["script"][number]).input.action as { groups: string[][] }).groups[0] = ["n1", "n7"];
     });
     expect(m).toMatch(/^script\[\d+\]\.input\.action\.groups\[0\]\[1\]: no process named "n7"/m);
   });
