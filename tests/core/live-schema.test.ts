@@ -118,7 +118,7 @@ describe("a recording file", () => {
 
   it("a setting left out, a setting out of range, and settings that contradict each other", () => {
     expect(problemsOf((j) => delete (j.config as { raft: Record<string, unknown> }).raft.heartbeatIntervalMs)).toBe(
-      "config.raft.heartbeatIntervalMs: missing (a recording lists every field, and the run's settings in full)",
+      "config.raft.heartbeatIntervalMs: missing (a recording lists the run's settings in full)",
     );
     expect(problemsOf((j) => ((j.config as { nodes: number }).nodes = 0))).toMatch(/^config\.nodes: /);
     expect(problemsOf((j) => ((j.config as { raft: Record<string, unknown> }).raft.heartbeatIntervalMs = 5000))).toMatch(
@@ -171,6 +171,7 @@ describe("a recording file", () => {
   it("a speed that is not above 0, an end before the last input, an unknown field", () => {
     expect(problemsOf((j) => (j.speed = 0))).toBe("speed: must be above 0 (virtual µs per real µs)");
     expect(problemsOf((j) => (j.endAt = 1000))).toMatch(/^endAt: the recording ends at 0\.001 s, before its last input \(2\.\d+ s\)$/);
+    expect(problemsOf((j) => delete j.plans)).toBe("plans: missing");
     expect(problemsOf((j) => (j.comment = "hi"))).toMatch(/^recording: Unrecognized key: "comment"$/);
   });
 

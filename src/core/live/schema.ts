@@ -230,7 +230,9 @@ export function parseRecording(json: unknown): LiveRecording {
   const r = recordingSchema.safeParse(json);
   if (!r.success) {
     const issues = r.error.issues.map((i) =>
-      absent(json, i.path) ? { path: i.path, message: "missing (a recording lists every field, and the run's settings in full)" } : i,
+      absent(json, i.path)
+        ? { path: i.path, message: i.path[0] === "config" ? "missing (a recording lists the run's settings in full)" : "missing" }
+        : i,
     );
     throw new RecordingFileError(issueLines(issues, "recording"));
   }
