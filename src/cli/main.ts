@@ -7,8 +7,7 @@
  * nemesis's quiet period, or an action that could not be done), printing the seed that
  * reproduces it; 2 on bad input, before anything runs.
  */
-import { accessSync, closeSync, constants, createWriteStream, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { createWriteStream, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Lesson } from "../core/lesson/schema";
 import { checkLinearizability, DEFAULT_MAX_STEPS, describeLinResult, describeOp, type LinResult } from "../core/lin/check";
@@ -20,7 +19,9 @@ import { parseScenario, parseScenarioText, type Scenario } from "../core/scenari
 import { MAX_HOLDERS, MAX_NODES } from "../core/sim/config";
 import { clip, formatInstant, MAX_DURATION_US, parseDuration } from "../core/sim/time";
 import { type TraceEvent, toNdjson } from "../core/sim/trace";
+import { checkWritable, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_VIOLATION, readInput, UsageError } from "./files";
 import { runLessonFiles } from "./lessons";
+import { type ReplayOptions, runReplay } from "./replay";
 import { smallestOffending } from "./offending";
 
 const USAGE = `Usage: npm run sim -- [options]
@@ -51,6 +52,12 @@ const USAGE = `Usage: npm run sim -- [options]
                       run. On by default with --seeds (a sweep)
   --check none        no linearizability check (the default without --seeds)
   --check-steps N     the search's step budget per key (default ${DEFAULT_MAX_STEPS})
+  --replay FILE       replay a live run's recording (format: docs/live.md) to its
+                      end; print each process's state digest next to the one
+                      recorded live ("same" or "DIFFERENT") and the violations
+                      the checkers found in it (the live run's). With --json:
+                      { digests: {proc: {live, replay, same}}, violations,
+                      diverged, endAt, seed, ok }. Goes with --trace
   --json              print one JSON document on stdout (with every storage
                       write of each run in its storageLog)
   --no-checkers       turn the invariant checkers off (faster, for benchmarks)
@@ -60,18 +67,11 @@ const USAGE = `Usage: npm run sim -- [options]
 Exit status: 0 all clean; 1 a safety rule broke (an invariant violation, or a
 history that is not linearizable with --check);
 3 no rule broke but a run failed (an expectation, e.g. a leader after the faults
-stopped, or an action that could not be done); 2 bad input (nothing ran).`;
-
-/** Exit statuses (README "Command line", docs/scenarios.md "Running"). */
-const EXIT_OK = 0;
-const EXIT_VIOLATION = 1;
-const EXIT_BAD_INPUT = 2;
-const EXIT_FAILED = 3;
+stopped, or an action that could not be done), or with --replay a digest differs
+or the replay left the recording; 2 bad input (nothing ran).`;
 
 /** Scenario files larger than this are refused before reading (a file, not /dev/zero). */
 const MAX_SCENARIO_FILE_BYTES = 10 * 1024 * 1024;
-
-class UsageError extends Error {}
 
 interface Options {
   scenarios: { file: string; scenario: Scenario }[];
@@ -91,7 +91,7 @@ interface Options {
   quiet: boolean;
 }
 
-function parseOptions(argv: string[]): Options | "help" {
+function parseOptions(argv: string[]): Options | ReplayOptions | "help" {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -114,6 +114,7 @@ function parseOptions(argv: string[]): Options | "help" {
         "no-checkers": { type: "boolean", default: false },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
+        replay: { type: "string" },
       },
       allowPositionals: false,
     });
@@ -122,6 +123,7 @@ function parseOptions(argv: string[]): Options | "help" {
   }
   const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
   if (v.help) return "help";
+  if (typeof v.replay === "string") return replayOptions(v, v.replay);
 
   const int = (name: string, text: string | undefined, lo: number, hi: number): number | undefined => {
     if (text === undefined) return undefined;
@@ -166,12 +168,12 @@ function parseOptions(argv: string[]): Options | "help" {
 
   const files = (v.scenario as string[] | undefined) ?? [];
   const scenarios = files.map((file) => {
-    const r = parseScenarioText(readInput("scenario", file));
+    const r = parseScenarioText(readInput("scenario", file, MAX_SCENARIO_FILE_BYTES));
     if (!r.ok) throw new UsageError(`scenario ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
     return { file, scenario: r.scenario };
   });
   const lessons = ((v.lesson as string[] | undefined) ?? []).map((file) => {
-    const r = parseLessonText(readInput("lesson", file));
+    const r = parseLessonText(readInput("lesson", file, MAX_SCENARIO_FILE_BYTES));
     if (!r.ok) throw new UsageError(`lesson ${clip(file)} is not valid:\n  ${shownErrors(r.errors)}`);
     return { file, lesson: r.lesson };
   });
@@ -203,29 +205,14 @@ function parseOptions(argv: string[]): Options | "help" {
   return opts;
 }
 
-/** Refuses an output path that cannot be written, before the run (not with a stack trace after it). */
-function checkWritable(option: string, file: string): void {
-  let exists = true;
-  try {
-    const st = statSync(file);
-    if (st.isDirectory()) throw new UsageError(`${option} ${clip(file)}: is a directory`);
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new UsageError(`${option} ${clip(file)}: ${(e as NodeJS.ErrnoException).code}`);
-    exists = false;
-  }
-  try {
-    if (exists) {
-      accessSync(file, constants.W_OK);
-    } else {
-      // Creating the file is the honest test (permissions, a missing directory, a read-only disk).
-      const dir = dirname(file);
-      accessSync(dir, constants.W_OK);
-      closeSync(openSync(file, "w"));
-    }
-  } catch (e) {
-    throw new UsageError(`${option} ${clip(file)} cannot be written: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
-  }
+/** --replay FILE: the recording's settings are the run's, so only --json and --trace go with it. */
+function replayOptions(v: Record<string, string | string[] | boolean | undefined>, file: string): ReplayOptions {
+  const others = Object.keys(v).filter((k) => !["replay", "json", "trace", "help"].includes(k) && v[k] !== undefined && v[k] !== false);
+  if (others.length > 0)
+    throw new UsageError(`--replay replays the recording as it was made: give it alone, with --json or --trace (not --${others.join(", --")})`);
+  const trace = v.trace as string | undefined;
+  if (trace !== undefined) checkWritable("--trace", trace);
+  return { file, json: v.json === true, trace };
 }
 
 /** The run used when no scenario file is given: clients writing, optionally the nemesis. */
@@ -255,21 +242,6 @@ function reproduce(file: string | null, seed: number, o: Options): string {
   // A reproduction runs one seed, where the check is off by default: name it.
   if (o.checkSteps !== null) parts.push(o.checkSteps === DEFAULT_MAX_STEPS ? "--check linearizability" : `--check linearizability --check-steps ${o.checkSteps}`);
   return parts.join(" ");
-}
-
-/** A scenario or lesson file's text: only regular files, and not huge ones (a device such as /dev/zero would be read for ever). */
-function readInput(kind: string, file: string): string {
-  try {
-    const st = statSync(file);
-    if (!st.isFile()) throw new UsageError(`cannot read ${kind} ${clip(file)}: not a regular file`);
-    if (st.size > MAX_SCENARIO_FILE_BYTES) {
-      throw new UsageError(`cannot read ${kind} ${clip(file)}: ${st.size} bytes, over the ${MAX_SCENARIO_FILE_BYTES / 1024 / 1024} MB limit`);
-    }
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`cannot read ${kind} ${clip(file)}: ${(e as NodeJS.ErrnoException).code ?? clip((e as Error).message)}`);
-  }
 }
 
 function shownErrors(errors: readonly string[]): string {
@@ -353,6 +325,7 @@ function main(argv: string[]): number {
       console.log(USAGE);
       return 0;
     }
+    if ("file" in p) return runReplay(p);
     o = p;
   } catch (e) {
     if (e instanceof UsageError) {

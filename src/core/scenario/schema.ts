@@ -252,16 +252,19 @@ function fileSection<T extends Record<string, z.ZodMiniDefault<z.ZodMiniType>>>(
 /** The scenario format this Lease Lab reads and writes (`version` in a file; a file without one is version 1). */
 export const SCENARIO_VERSION = 1;
 
-/** Why a scenario's version cannot be read: a newer format, or not a version at all. */
-function versionProblem(v: unknown): string {
-  if (typeof v === "number" && Number.isInteger(v) && v > SCENARIO_VERSION)
-    return `this scenario is in format version ${v}, and this Lease Lab reads version ${SCENARIO_VERSION}: it comes from a newer Lease Lab. Open it there, or update this one`;
-  return `must be ${SCENARIO_VERSION}, the scenario format this Lease Lab reads (got ${clip(JSON.stringify(v) ?? String(v))})`;
+/**
+ * Why a file's version cannot be read (a scenario's, a recording's): a newer format, or not
+ * a version at all.
+ */
+export function versionProblem(kind: string, reads: number, v: unknown): string {
+  if (typeof v === "number" && Number.isInteger(v) && v > reads)
+    return `this ${kind} is in format version ${v}, and this Lease Lab reads version ${reads}: it comes from a newer Lease Lab. Open it there, or update this one`;
+  return `must be ${reads}, the ${kind} format this Lease Lab reads (got ${clip(JSON.stringify(v) ?? String(v))})`;
 }
 
 export const scenarioSchema = z.strictObject({
   $schema: z.optional(z.string()),
-  version: z._default(z.literal(SCENARIO_VERSION, { error: (iss) => versionProblem(iss.input) }), SCENARIO_VERSION),
+  version: z._default(z.literal(SCENARIO_VERSION, { error: (iss) => versionProblem("scenario", SCENARIO_VERSION, iss.input) }), SCENARIO_VERSION),
   name: z._default(z.string().check(z.minLength(1)), "untitled"),
   description: z._default(z.string(), ""),
   seed: TOP_SCHEMAS.seed,
@@ -311,17 +314,22 @@ export type Expectation = Scenario["expect"][number];
 export type ParseResult = { ok: true; scenario: Scenario } | { ok: false; errors: string[] };
 
 /** At most this many schema errors are reported (a file of 1,000 bad actions need not print 1,000). */
-const MAX_ERRORS = 50;
+export const MAX_ERRORS = 50;
+
+/**
+ * A schema's issues as lines naming their field ("actions[2].node: ..."); `file` names the
+ * whole file (an issue without a path). Clipped: an unknown key or a bad value may be
+ * megabytes long, and messages may echo it.
+ */
+export function issueLines(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[], file: string): string[] {
+  return issues.slice(0, MAX_ERRORS).map((i) => `${clip(formatPath(i.path) || file)}: ${clip(i.message, 200)}`);
+}
 
 /** Validates parsed JSON (or any value). Errors read like "actions[2].node: ...". */
 export function parseScenario(input: unknown): ParseResult {
   const r = scenarioSchema.safeParse(input);
   if (!r.success) {
-    return {
-      ok: false,
-      // Clipped: an unknown key or a bad value may be megabytes long, and messages may echo it.
-      errors: r.error.issues.slice(0, MAX_ERRORS).map((i) => `${clip(formatPath(i.path) || "scenario")}: ${clip(i.message, 200)}`),
-    };
+    return { ok: false, errors: issueLines(r.error.issues, "scenario") };
   }
   const s = r.data;
   const errors: string[] = [];
@@ -347,7 +355,8 @@ export function parseScenarioText(text: string): ParseResult {
   return parseScenario(json);
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
+/** A field's path as a file's reader writes it: `actions[2].node`. */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const p of path) out += typeof p === "number" ? `[${p}]` : out === "" ? String(p) : `.${String(p)}`;
   return out;

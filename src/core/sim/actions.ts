@@ -31,7 +31,7 @@ import type { DropReason, ProcEvent, ProcId, SimEvent } from "./trace";
 export type ProcRef = string;
 
 /** The role words a reference may use; a name given with `as` may not be one. */
-const ROLE_REFS: readonly string[] = ["leader", "follower", "any-node", "any-client", "any-holder", "others"];
+export const ROLE_REFS: readonly string[] = ["leader", "follower", "any-node", "any-client", "any-holder", "others"];
 
 export type Action =
   | { readonly type: "crash"; readonly proc: ProcRef; readonly as?: string }
