@@ -18,7 +18,7 @@ import type { ProcId } from "../core/sim/trace";
 /** One feed from the router. */
 export interface LiveFeed {
   readonly items: readonly ScriptItem[];
-  readonly plans: readonly [SendKey, VirtualUs[]][];
+  readonly plans: readonly (readonly [SendKey, readonly VirtualUs[]])[];
   readonly rewritten: boolean;
   readonly watermark: VirtualUs;
 }
@@ -60,7 +60,7 @@ export class LiveShadow {
   private all: ScriptItem[] = [];
   /** Items received but beyond the watermark played so far. */
   private ahead: ScriptItem[] = [];
-  private readonly plans = new Map<SendKey, VirtualUs[]>();
+  private readonly plans = new Map<SendKey, readonly VirtualUs[]>();
   private applied: VirtualUs = -1;
   /** Times the shadow started again because a report came late. */
   rebuilds = 0;
@@ -97,7 +97,7 @@ export class LiveShadow {
   }
 
   /** Hands the replay every item up to `watermark`, and the plans of the messages sent (every plan: a plan may come before its item is released). */
-  private release(watermark: VirtualUs, plans: Iterable<[SendKey, VirtualUs[]]>): void {
+  private release(watermark: VirtualUs, plans: Iterable<readonly [SendKey, readonly VirtualUs[]]>): void {
     let n = 0;
     if (watermark > this.applied) {
       while (n < this.ahead.length && (this.ahead[n] as ScriptItem).input.at <= watermark) n++;

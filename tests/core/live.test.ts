@@ -12,48 +12,7 @@ import { Timeline } from "../../src/core/replay/timeline";
 import { defaultConfig, mergeConfig, type SimConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import type { TraceEvent } from "../../src/core/sim/trace";
-import { LiveHarness } from "../support/liveHarness";
-
-const config = (seed: number, patch: Parameters<typeof mergeConfig>[1] = {}): SimConfig =>
-  mergeConfig(defaultConfig(), { seed, holders: { count: 2 }, clients: { count: 1, workload: "random" }, ...patch });
-
-/** A live run with faults drawn from `seed`: kills and restarts, pauses, a GC pause, partitions, drift. */
-function faultyRun(seed: number, endUs: number): LiveHarness {
-  const h = new LiveHarness(config(seed, { network: { dropRate: 0.02, duplicateRate: 0.02 } }), seed * 7 + 1);
-  const ids = h.router.ids;
-  let t = 0;
-  let k = 0;
-  while (t < endUs) {
-    t += 150_000 + ((seed * 7919 + k * 104_729) % 400_000);
-    h.runTo(Math.min(t, endUs));
-    const id = ids[(seed + k * 3) % ids.length] as string;
-    switch (k++ % 7) {
-      case 0:
-        h.crash(id);
-        break;
-      case 1:
-        for (const x of ids) h.restart(x);
-        break;
-      case 2:
-        h.pause(id, 700_000);
-        break;
-      case 3:
-        h.net({ type: "partition", groups: [["n1", "n2"], ["others"]] });
-        break;
-      case 4:
-        h.net({ type: "heal" });
-        break;
-      case 5:
-        h.act(id, { type: "clock", proc: id, driftPpm: 20_000 });
-        break;
-      case 6:
-        h.act("h1", { type: "gc-pause", holder: "h1", durationUs: 2_500_000 });
-        break;
-    }
-  }
-  h.runTo(endUs);
-  return h;
-}
+import { faultyRun, liveConfig as config } from "../support/liveRuns";
 
 describe("the router's network model", () => {
   it("gives each message the fate the simulator gives it for the same draws", () => {

@@ -94,7 +94,7 @@ export class ReplaySimulation extends Simulation {
    * Adds items played live since (in time order, none before the last one) and the plans of
    * the messages they sent.
    */
-  append(items: readonly ScriptItem[], plans: Iterable<[SendKey, readonly VirtualUs[]]>): void {
+  append(items: readonly ScriptItem[], plans: Iterable<readonly [SendKey, readonly VirtualUs[]]>): void {
     let last = this.scriptEnd;
     for (const item of items) {
       if (item.input.at < last) throw new Error("append: items must come in time order, after the script's end");
