@@ -9,7 +9,6 @@ import type { LiveProcess } from "../../src/core/live/process";
 import { ReplaySimulation } from "../../src/core/live/replay";
 import { LiveRouter } from "../../src/core/live/router";
 import { Timeline } from "../../src/core/replay/timeline";
-import { defaultConfig, mergeConfig, type SimConfig } from "../../src/core/sim/config";
 import { Simulation } from "../../src/core/sim/sim";
 import type { TraceEvent } from "../../src/core/sim/trace";
 import { faultyRun, liveConfig as config } from "../support/liveRuns";
