@@ -61,7 +61,8 @@ function LiveStatus() {
   return (
     <>
       <p className="live-summary" data-testid="live-summary">
-        <strong data-testid="live-workers">{s.workers}</strong> Web Workers: {up} of {s.threads.length} processes running, and the router ·{" "}
+        Every process is a real thread: <strong data-testid="live-workers">{s.workers}</strong> Web Workers, {up} of {s.threads.length} processes
+        running and the router that carries their messages. The dashboard replays what they record, a moment behind ·{" "}
         {s.isolated ? "a pause really stops its thread" : "no cross-origin isolation here: a pause holds the thread's inputs instead of stopping it"} ·{" "}
         disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
         timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · live time {formatInstant(s.now)}
@@ -74,39 +75,25 @@ function LiveStatus() {
   );
 }
 
+/** One chip per process: its thread's state, its worker, the messages the router holds for it. */
 function ThreadTable() {
   const s = useLiveMode((m) => m.state);
   if (s === null) return null;
   return (
-    <table className="live-threads" aria-label="Threads">
-      <thead>
-        <tr>
-          <th scope="col">Process</th>
-          <th scope="col">Its thread</th>
-          <th scope="col">Worker</th>
-          <th scope="col">Calls</th>
-          <th scope="col">Waiting at the router</th>
-          <th scope="col">Timers late</th>
-        </tr>
-      </thead>
-      <tbody>
-        {s.threads.map((t) => (
-          <tr key={t.id} className={`thread-${t.status}`} data-testid={`thread-${t.id}`}>
-            <th scope="row">
-              {t.id} <span className="thread-kind">{t.kind}</span>
-            </th>
-            <td>
-              <span className="thread-status">{STATUS_WORDS[t.status]}</span>
-              {t.detail !== null && <span className="thread-detail"> {t.detail}</span>}
-            </td>
-            <td>{t.status === "terminated" ? "none" : `#${t.incarnation + 1}`}</td>
-            <td>{t.calls}</td>
-            <td>{t.waiting}</td>
-            <td>{t.timerLateMs === null ? "–" : `${t.timerLateMs.toFixed(1)} ms`}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ul className="live-threads" aria-label="Threads: one Web Worker per process">
+      {s.threads.map((t) => (
+        <li key={t.id} className={`thread thread-${t.status}`} data-testid={`thread-${t.id}`} title={t.detail ?? undefined}>
+          <span>
+            <strong>{t.id}</strong> <span className="thread-kind">{t.kind}</span>
+          </span>
+          <span className="thread-status">{STATUS_WORDS[t.status]}</span>
+          <span className="thread-more">
+            {t.status === "terminated" ? "no worker" : `worker #${t.incarnation + 1}`} · {t.calls} calls
+            {t.waiting > 0 ? ` · ${t.waiting} at the router` : ""}
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
