@@ -6,7 +6,8 @@
  */
 import { formatInstant } from "../../core/sim/time";
 import { useLab, useLabStore } from "../store";
-import { enterLive, type LabMode, leaveLive, openInSimulator, recordingFile, useLiveMode } from "./liveMode";
+import { useRef } from "react";
+import { enterLive, type LabMode, leaveLive, openInSimulator, openRecordingFile, recordingFile, useLiveMode } from "./liveMode";
 import "./live.css";
 
 const MODE_WORDS: Record<LabMode, string> = {
@@ -49,6 +50,7 @@ export function LiveBar() {
       )}
       {mode === "live" && busy === null && <LiveStatus />}
       {mode === "replay" && <ReplayStatus />}
+      {mode !== "live" && <OpenRecording />}
     </section>
   );
 }
@@ -97,6 +99,31 @@ function ThreadTable() {
   );
 }
 
+/** Opens a saved recording (a file from "Save recording", or from anyone's live run) in the simulator. */
+function OpenRecording() {
+  const lab = useLabStore();
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" onClick={() => input.current?.click()} title="Replay a live run's recording saved earlier">
+        Open a recording…
+      </button>
+      <input
+        ref={input}
+        type="file"
+        accept=".json,application/json"
+        hidden
+        aria-label="A live run's recording"
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          e.target.value = "";
+          if (file !== undefined) void openRecordingFile(lab, file);
+        }}
+      />
+    </>
+  );
+}
+
 const STATUS_WORDS = {
   starting: "starting",
   running: "running",
@@ -110,9 +137,9 @@ function ReplayStatus() {
   const rec = useLiveMode((m) => m.recording);
   const check = useLab((s) => s.replayCheck);
   const same = check?.digests.filter((d) => d.same).length ?? 0;
-  const save = (): void => {
+  const save = async (): Promise<void> => {
     if (rec === null) return;
-    const { name, text } = recordingFile(rec);
+    const { name, text } = await recordingFile(rec);
     const a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
     a.download = name;
@@ -134,7 +161,7 @@ function ReplayStatus() {
                   .join(", ")}.`}{" "}
         {MODE_WORDS.replay}: time travel, the diagram and the exports work on it; acting on it starts a what-if.
       </p>
-      <button type="button" onClick={save} disabled={rec === null}>
+      <button type="button" onClick={() => void save()} disabled={rec === null}>
         Save recording
       </button>
       <button type="button" onClick={() => void enterLive(lab)}>

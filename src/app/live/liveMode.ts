@@ -153,7 +153,30 @@ export async function openInSimulator(lab: LabStore): Promise<void> {
   useLiveMode.setState({ mode: "replay", recording, busy: null });
 }
 
-/** The recording as a file to save. */
-export function recordingFile(rec: LiveRecording): { name: string; text: string } {
-  return { name: `lease-lab-live-seed-${rec.config.seed}.json`, text: `${JSON.stringify(rec)}\n` };
+/** The recording as a file to save (the file format of docs/live.md, which the CLI's --replay reads). */
+export async function recordingFile(rec: LiveRecording): Promise<{ name: string; text: string }> {
+  const { recordingToText } = await import("../../core/live/schema");
+  return { name: `lease-lab-live-seed-${rec.config.seed}.json`, text: recordingToText(rec) };
+}
+
+/**
+ * Opens a saved recording in the simulator. A file that is not one is refused with what is
+ * wrong in it; the run on screen stays as it was.
+ */
+export async function openRecordingFile(lab: LabStore, file: File): Promise<void> {
+  const { MAX_RECORDING_BYTES, parseRecordingText } = await import("../../core/live/schema");
+  let recording: LiveRecording;
+  try {
+    if (file.size > MAX_RECORDING_BYTES) throw new Error(`it is ${(file.size / 1e6).toFixed(0)} MB, over the ${MAX_RECORDING_BYTES / 1024 / 1024} MB a recording may be`);
+    recording = parseRecordingText(await file.text());
+  } catch (e) {
+    lab.setState({ error: `${file.name} could not be opened as a live run's recording: ${e instanceof Error ? e.message : String(e)}` });
+    return;
+  }
+  if (current !== null) leave(lab);
+  const st = lab.getState();
+  if (st.settings === null) return;
+  lab.setState({ replayCheck: null });
+  st.send({ type: "live-open", settings: { ...st.settings, speed: st.view?.speed ?? st.settings.speed }, recording });
+  useLiveMode.setState({ mode: "replay", recording, busy: null });
 }
