@@ -53,6 +53,8 @@ export interface LiveState {
 
 export interface LiveListener {
   feed(f: Extract<FromRouter, { type: "feed" }>): void;
+  /** The recording is full: the run must end. */
+  full(inputs: number, now: VirtualUs): void;
   changed(): void;
   error(message: string): void;
 }
@@ -332,6 +334,9 @@ export class LiveCluster {
         this.waiting = m.waiting;
         this.listener.feed(m);
         this.listener.changed();
+        return;
+      case "full":
+        this.listener.full(m.inputs, m.now);
         return;
       case "recording":
         this.recordingWanted?.(m.recording);

@@ -134,4 +134,6 @@ export type FromRouter =
   | { readonly type: "restarted"; readonly requestId: number; readonly incarnation: number; readonly clock: ClockState }
   | { readonly type: "acted"; readonly requestId: number; readonly refused: string | null }
   | { readonly type: "recording"; readonly recording: LiveRecording }
+  /** The recording is full (core/live/router.ts MAX_RECORDED_INPUTS): the page ends the run. */
+  | { readonly type: "full"; readonly inputs: number; readonly now: VirtualUs }
   | { readonly type: "error"; readonly message: string };

@@ -3,7 +3,7 @@
  * it (core/live/router.ts decides each one's fate, and records the run). It hands each copy to
  * its receiver's port when due, and feeds the page the recording as it grows.
  */
-import { LiveRouter } from "../core/live/router";
+import { LiveRouter, MAX_RECORDED_INPUTS } from "../core/live/router";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
 import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, realDelayMs, type ToRouter, virtualAt } from "./protocol";
@@ -26,6 +26,7 @@ const ports = new Map<ProcId, MessagePort>();
 /** Copies due to a process whose new worker's port has not come yet. */
 const held = new Map<ProcId, RouterToProcess[]>();
 let timer: ReturnType<typeof setTimeout> | null = null;
+let toldFull = false;
 let finishing: { alive: Set<ProcId>; digests: Record<ProcId, string>; until: ReturnType<typeof setTimeout> } | null = null;
 
 
@@ -130,6 +131,10 @@ function feed(): void {
   const waiting: Record<ProcId, number> = {};
   for (const [id, n] of r.waitingFor()) waiting[id] = n;
   scope.postMessage({ type: "feed", items, plans: r.takePlans(), rewritten, watermark: Math.max(0, t - LAG_MS * 1000 * run.speed), now: t, waiting });
+  if (r.full && !toldFull) {
+    toldFull = true;
+    scope.postMessage({ type: "full", inputs: MAX_RECORDED_INPUTS, now: t });
+  }
 }
 
 /** The run ends: no more deliveries; each live process reports its digest (over its port, after its last report). */

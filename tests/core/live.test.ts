@@ -59,6 +59,18 @@ describe("the router's network model", () => {
   });
 });
 
+describe("the recording's limit", () => {
+  it("says the recording is full once it holds the most inputs it may", () => {
+    const router = new LiveRouter(config(2), 3);
+    const send = { key: "k", from: "n1", to: "n2", sentAt: 0, payload: { type: "TimeoutNow", term: 1 } as never };
+    router.report(0, "n1", 0, [{ at: 0, kind: "timer" }], []);
+    router.report(1, "n2", 0, [{ at: 1, kind: "timer" }], [send]);
+    expect(router.full).toBe(false);
+    router.report(2, "n1", 0, [{ at: 2, kind: "timer" }], []);
+    expect(router.full).toBe(true);
+  });
+});
+
 describe("a process's disk", () => {
   it("keeps Maps through its written form, and the digest sees every change", () => {
     const h = faultyRun(3, 2_000_000);

@@ -9,6 +9,7 @@
 import { create } from "zustand";
 import type { LiveRecording } from "../../core/live/recording";
 import type { Action } from "../../core/sim/actions";
+import { formatDuration } from "../../core/sim/time";
 import type { LiveCluster, LiveState } from "../../live/cluster";
 import type { RunSettings, SimView, ToWorker } from "../../worker/protocol";
 import type { LabStore } from "../store";
@@ -73,6 +74,14 @@ export async function enterLive(lab: LabStore): Promise<void> {
       }, 250);
     },
     error: (message) => lab.setState({ error: message }),
+    full: (inputs, at) => {
+      if (current?.cluster !== cluster) return;
+      void openInSimulator(lab).then(() =>
+        lab.setState({
+          error: `The live run's recording is full (${inputs.toLocaleString("en")} inputs, ${formatDuration(at)} of live time), so the run ended and opened in the simulator. Start a new live run to go on.`,
+        }),
+      );
+    },
   });
   current = { cluster, base, lab };
   base({ type: "live-start", settings: run, config });

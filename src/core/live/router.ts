@@ -40,6 +40,13 @@ interface Thread {
   clock: ClockState;
 }
 
+/**
+ * The most inputs a recording holds: about 19 minutes of a live run of the page's default
+ * cluster (some 21,000 inputs a minute), some 120 MB of memory in the router and as much in the
+ * dashboard's shadow. A run that reaches it ends (the page opens its recording in the simulator).
+ */
+export const MAX_RECORDED_INPUTS = 400_000;
+
 export class LiveRouter {
   readonly ids: readonly ProcId[];
   private readonly net: Network;
@@ -56,13 +63,21 @@ export class LiveRouter {
   private readonly host: ActionHost;
   private last: VirtualUs = 0;
 
-  constructor(readonly config: SimConfig) {
+  constructor(
+    readonly config: SimConfig,
+    private readonly maxInputs = MAX_RECORDED_INPUTS,
+  ) {
     const ids = clusterIds(config);
     this.ids = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
     for (const id of this.ids) this.threads.set(id, { up: true, paused: false, incarnation: 0, inbox: 0, clock: newClock() });
     const root = Rng.fromSeed(config.seed);
     this.net = Network.fromSettings(config.network, root.fork("net"));
     this.host = this.actionHost(ids.nodeIds, ids.clientIds, ids.holderIds, root.fork("refs"));
+  }
+
+  /** The recording is full (MAX_RECORDED_INPUTS): the run must end. */
+  get full(): boolean {
+    return this.script.length >= this.maxInputs;
   }
 
   /** Messages waiting for their time. */
