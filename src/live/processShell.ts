@@ -90,7 +90,7 @@ export class ProcessShell {
     this.disk.close();
   }
 
-  /** What it did since the last call (then starts counting again). */
+  /** What it did since the last call (then starts counting again: the page adds them up). */
   stats(): ThreadStats {
     const s: ThreadStats = {
       calls: this.calls,
@@ -100,6 +100,7 @@ export class ProcessShell {
       diskWrites: this.diskWrites,
       diskMs: this.diskMs,
     };
+    this.calls = 0;
     this.lateMs = null;
     this.lateVirtualMs = null;
     return s;

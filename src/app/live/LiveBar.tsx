@@ -88,7 +88,7 @@ function ThreadTable() {
           <span>
             <strong>{t.id}</strong> <span className="thread-kind">{t.kind}</span>
           </span>
-          <span className="thread-status">{STATUS_WORDS[t.status]}</span>
+          <span className="thread-status">{t.status === "paused" && !s.isolated ? "paused (inputs held)" : STATUS_WORDS[t.status]}</span>
           <span className="thread-more">
             {t.status === "terminated" ? "no worker" : `worker #${t.incarnation + 1}`} · {t.calls} calls
             {t.waiting > 0 ? ` · ${t.waiting} at the router` : ""}
