@@ -62,13 +62,17 @@ function LiveStatus() {
   const up = s.threads.filter((t) => t.status === "running" || t.status === "paused").length;
   return (
     <>
-      <p className="live-summary" data-testid="live-summary">
-        Every process is a real thread: <strong data-testid="live-workers">{s.workers}</strong> Web Workers, {up} of {s.threads.length} processes
-        running and the router that carries their messages. The dashboard replays what they record, a moment behind ·{" "}
-        {s.isolated ? "a pause really stops its thread" : "no cross-origin isolation here: a pause holds the thread's inputs instead of stopping it"} ·{" "}
-        disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
-        timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · live time {formatInstant(s.now)}
-      </p>
+      <div className="live-summary" data-testid="live-summary">
+        <p>
+          <strong>Every process is a real thread:</strong> <strong data-testid="live-workers">{s.workers}</strong> Web Workers ({up} of{" "}
+          {s.threads.length} processes, and the router that carries their messages). The dashboard replays what they record, a moment behind.
+        </p>
+        <p className="live-facts">
+          A pause {s.isolated ? "really stops the thread" : "holds the thread's inputs (no cross-origin isolation here, so it cannot stop it)"} ·
+          disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
+          timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · live time {formatInstant(s.now)}
+        </p>
+      </div>
       <button type="button" className="primary" onClick={() => void openInSimulator(lab)} title="Stop the threads and replay the recording in the deterministic engine">
         Open in the simulator
       </button>
