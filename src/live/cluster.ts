@@ -17,8 +17,12 @@ import { clearOldRuns, readDiskFile } from "./disk";
 import { type DiskKind, epochMs, type FromProcess, type FromRouter, type RunClock, type ThreadStats, type ToProcess, type ToRouter, virtualAt } from "./protocol";
 import { resolveRefs, targetOf } from "./route";
 
-/** Real ms between the page starting the workers and the run's time zero (they load and open their disks meanwhile). */
-const START_DELAY_MS = 400;
+/**
+ * The run's time stands at zero until every worker has loaded and opened its disk (or this many
+ * real ms have passed: a worker that never answers must not hold the others), so every process
+ * starts at time zero, as in the simulator, and none is late to its first timer.
+ */
+const START_WAIT_MS = 5000;
 
 export type ThreadStatus = "starting" | "running" | "paused" | "terminated" | "broken";
 
@@ -88,13 +92,15 @@ export class LiveCluster {
   private readonly pending = new Map<number, (m: FromRouter | FromProcess) => void>();
   private recordingWanted: ((r: LiveRecording) => void) | null = null;
   private disposed = false;
+  private goTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     readonly config: SimConfig,
     speed: number,
     private readonly listener: LiveListener,
   ) {
-    this.run = { r0: epochMs() + START_DELAY_MS, v0: 0, speed };
+    // Time zero, held until go().
+    this.run = { r0: Number.MAX_SAFE_INTEGER, v0: 0, speed };
     const ids = clusterIds(config);
     const all = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
     this.cells = globalThis.crossOriginIsolated === true ? new SharedArrayBuffer(4 * all.length) : null;
@@ -108,6 +114,15 @@ export class LiveCluster {
     const ports: { id: ProcId; port: MessagePort }[] = [];
     for (const t of this.threads.values()) ports.push({ id: t.id, port: this.spawn(t) });
     this.toRouter({ type: "init", config, run: this.run, ports }, ports.map((p) => p.port));
+    this.goTimer = setTimeout(() => this.go(), START_WAIT_MS);
+  }
+
+  /** Time starts (every worker is ready). */
+  private go(): void {
+    if (this.goTimer === null) return;
+    clearTimeout(this.goTimer);
+    this.goTimer = null;
+    this.setRun({ r0: epochMs(), v0: 0, speed: this.run.speed });
   }
 
   get isolated(): boolean {
@@ -166,10 +181,18 @@ export class LiveCluster {
 
   /** Changes the run's speed from now on (every thread's clock re-bases at once). */
   setSpeed(speed: number): void {
+    if (this.goTimer !== null) {
+      this.run = { ...this.run, speed };
+      return;
+    }
     const r = epochMs();
-    this.run = { r0: r, v0: virtualAt(this.run, r), speed };
-    this.toRouter({ type: "speed", run: this.run });
-    for (const t of this.threads.values()) t.worker?.postMessage({ type: "speed", run: this.run } satisfies ToProcess);
+    this.setRun({ r0: r, v0: virtualAt(this.run, r), speed });
+  }
+
+  private setRun(run: RunClock): void {
+    this.run = run;
+    this.toRouter({ type: "speed", run });
+    for (const t of this.threads.values()) t.worker?.postMessage({ type: "speed", run } satisfies ToProcess);
   }
 
   /**
@@ -198,6 +221,7 @@ export class LiveCluster {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.goTimer !== null) clearTimeout(this.goTimer);
     for (const t of this.threads.values()) {
       t.worker?.terminate();
       t.worker = null;
@@ -304,6 +328,7 @@ export class LiveCluster {
         t.status = "running";
         this.disk = m.disk;
         this.diskNote = m.diskNote;
+        if ([...this.threads.values()].every((x) => x.status !== "starting")) this.go();
         break;
       case "persist":
         t.memoryDisk = m.text;

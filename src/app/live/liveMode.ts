@@ -58,7 +58,8 @@ export async function enterLive(lab: LabStore): Promise<void> {
     import("../../core/scenario/settings"),
     import("../../worker/settings"),
   ]);
-  const speed = st.view?.speed ?? settings.speed;
+  // Read after the chunks load: the speed may have changed meanwhile.
+  const speed = lab.getState().view?.speed ?? settings.speed;
   const run: RunSettings = { ...settings, speed };
   const config = scenarioConfig(scenarioFromSettings(run));
   const base = st.send;
