@@ -14,7 +14,7 @@ import type { SimConfig } from "../core/sim/config";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
 import { clearOldRuns, readDiskFile } from "./disk";
-import { type DiskKind, epochMs, type FromProcess, type FromRouter, type RunClock, type ThreadStats, type ToProcess, type ToRouter, virtualAt } from "./protocol";
+import { type DiskKind, epochMs, type FromProcess, type FromRouter, type RunClock, type ThreadStats, type ToProcess, type ToRouter, runTimeAt } from "./protocol";
 import { resolveRefs, targetOf } from "./route";
 
 /**
@@ -186,7 +186,7 @@ export class LiveCluster {
       return;
     }
     const r = epochMs();
-    this.setRun({ r0: r, v0: virtualAt(this.run, r), speed });
+    this.setRun({ r0: r, v0: runTimeAt(this.run, r), speed });
   }
 
   private setRun(run: RunClock): void {

@@ -9,7 +9,7 @@ import type { LiveMessage, LiveProcess, LiveStep } from "../core/live/process";
 import type { ProcAction } from "../core/live/recording";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcessDisk } from "./disk";
-import { epochMs, type FromProcess, type ProcessToRouter, type RunClock, realDelayMs, type ThreadStats, virtualAt } from "./protocol";
+import { epochMs, type FromProcess, type ProcessToRouter, type RunClock, realDelayMs, type ThreadStats, runTimeAt } from "./protocol";
 
 export interface ShellEnv {
   toPage(msg: FromProcess): void;
@@ -43,7 +43,7 @@ export class ProcessShell {
 
   /** The run's time now, never earlier than a time already read. */
   now(): VirtualUs {
-    this.last = Math.max(this.last, virtualAt(this.run, epochMs()));
+    this.last = Math.max(this.last, runTimeAt(this.run, epochMs()));
     return this.last;
   }
 

@@ -33,7 +33,7 @@ export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export function virtualAt(c: RunClock, realMs: number): VirtualUs {
+export function runTimeAt(c: RunClock, realMs: number): VirtualUs {
   return c.v0 + Math.max(0, Math.round((realMs - c.r0) * 1000 * c.speed));
 }
 

@@ -6,7 +6,7 @@
 import { LiveRouter, MAX_RECORDED_INPUTS } from "../core/live/router";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
-import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, realDelayMs, type ToRouter, virtualAt } from "./protocol";
+import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, realDelayMs, type ToRouter, runTimeAt } from "./protocol";
 
 interface Scope {
   postMessage(msg: FromRouter): void;
@@ -31,7 +31,7 @@ let finishing: { alive: Set<ProcId>; digests: Record<ProcId, string>; until: Ret
 
 
 function now(): VirtualUs {
-  last = Math.max(last, virtualAt(run, epochMs()));
+  last = Math.max(last, runTimeAt(run, epochMs()));
   return last;
 }
 
