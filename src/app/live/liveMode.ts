@@ -53,6 +53,16 @@ export async function enterLive(lab: LabStore): Promise<void> {
   if (settings === null) return;
   useLiveMode.setState({ busy: "Starting one thread per process…", recording: null });
   lab.setState({ replayCheck: null });
+  try {
+    await startCluster(lab, settings);
+  } catch (e) {
+    // A chunk that cannot load (offline, an old tab after a deploy) or a worker the browser refuses: the simulated run goes on.
+    useLiveMode.setState({ busy: null });
+    lab.setState({ error: `Live mode could not start: ${e instanceof Error ? e.message : String(e)}` });
+  }
+}
+
+async function startCluster(lab: LabStore, settings: RunSettings): Promise<void> {
   const [{ LiveCluster }, { scenarioConfig }, { scenarioFromSettings }] = await Promise.all([
     import("../../live/cluster"),
     import("../../core/scenario/settings"),
@@ -62,7 +72,7 @@ export async function enterLive(lab: LabStore): Promise<void> {
   const speed = lab.getState().view?.speed ?? settings.speed;
   const run: RunSettings = { ...settings, speed };
   const config = scenarioConfig(scenarioFromSettings(run));
-  const base = st.send;
+  const base = lab.getState().send;
   let queued = false;
   const cluster: LiveCluster = new LiveCluster(config, speed, {
     feed: (f) => base({ type: "live-feed", items: f.items, plans: f.plans, rewritten: f.rewritten, watermark: f.watermark }),
