@@ -20,7 +20,7 @@ import { inspect } from "./inspect";
 import { Journal } from "./journal";
 import { columnBuffers } from "./messageColumns";
 import type { LessonControls, LessonPlayer } from "./lessonPlayer";
-import { lessonsPart, toolsPart } from "./parts";
+import { lessonsPart, livePart, toolsPart } from "./parts";
 import { MomentGate } from "./momentGate";
 import type { Moment } from "./moments";
 import { paceOf } from "./pacing";
@@ -29,8 +29,8 @@ import { DEFAULT_SPEED, type ExportKind, type FromWorker, MAX_TRACE_EXPORT_BYTES
 import { clampSpeed, scenarioFromSettings } from "./settings";
 import { timelineView, viewOf } from "./view";
 import { newRun, snapshotOptions } from "./runs";
-import { checkReplay, LiveShadow } from "./liveShadow";
-import { ReplaySimulation } from "../core/live/replay";
+import type { LiveShadow } from "./liveShadow";
+import type { ReplaySimulation } from "../core/live/replay";
 import type { LiveRecording } from "../core/live/recording";
 import type { SimConfig } from "../core/sim/config";
 
@@ -320,7 +320,7 @@ export class SimHost {
   private startLive(settings: RunSettings, config: SimConfig): void {
     this.stop();
     this.startReplay(settings, scenarioFromSettings(settings), null);
-    this.live = new LiveShadow(config, () => this.replayRun(config, undefined));
+    this.live = new (livePart().LiveShadow)(config, () => this.replayRun(config, undefined));
     this.play();
   }
 
@@ -330,13 +330,13 @@ export class SimHost {
     const tl = this.replayRun(recording.config, recording);
     tl.advanceTo(recording.endAt);
     this.startReplay(settings, scenarioFromSettings(settings), recording);
-    this.env.post({ type: "replay-check", check: checkReplay(tl.sim as ReplaySimulation, recording) });
+    this.env.post({ type: "replay-check", check: livePart().checkReplay(tl.sim as ReplaySimulation, recording) });
   }
 
   /** A timeline over a replay (empty: a live run's shadow), with a fresh journal: the host's run from now on. */
   private replayRun(config: SimConfig, recording: LiveRecording | undefined): Timeline {
     const journal = new Journal();
-    const sim = new ReplaySimulation(config, recording, journal.listener);
+    const sim = new (livePart().ReplaySimulation)(config, recording, journal.listener);
     const timeline = new Timeline(sim, [], { ...snapshotOptions(), companion: journal });
     this.timeline = timeline;
     this.journal = journal;
@@ -452,7 +452,7 @@ export class SimHost {
     if (this.live !== null) throw new Error("a live run exports once it is opened in the simulator (Live mode's “Open in the simulator”)");
     const rec = this.recording;
     if (rec !== null && what === "scenario") throw new Error("a live run's replay is not a scenario file: save its recording instead");
-    const buildSimulation: typeof buildScenarioRun = (sc, o) => (rec === null ? buildScenarioRun(sc, o) : new ReplaySimulation(rec.config, rec, o?.onTrace));
+    const buildSimulation: typeof buildScenarioRun = (sc, o) => (rec === null ? buildScenarioRun(sc, o) : new (livePart().ReplaySimulation)(rec.config, rec, o?.onTrace));
     if (what === "scenario") {
       const text = toolsPart().exportScenarioText(scenario, this.imported, tl, this.speed);
       return { filename: `${stem}.json`, mime: "application/json", text, note: null };
