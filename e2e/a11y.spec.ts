@@ -101,3 +101,19 @@ test("classroom mode and its blank screen have no serious accessibility problems
   await expect(page.getByTestId("blank")).toBeVisible();
   expect(await audit(page)).toEqual([]);
 });
+
+test("live mode's panel and its replay check have no serious accessibility problems", async ({ page }) => {
+  test.slow();
+  await page.goto("/?seed=3&speed=1");
+  await page.getByRole("button", { name: "Live (real threads)" }).click();
+  await expect(page.getByRole("list", { name: /^Threads/ })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("leader")).not.toHaveText("none", { timeout: 30_000 });
+  const scan = async (): Promise<string[]> => {
+    const r = await new AxeBuilder({ page }).include(".live-bar").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
+  };
+  expect(await scan()).toEqual([]);
+  await page.getByRole("button", { name: "Open in the simulator" }).click();
+  await expect(page.getByTestId("replay-check")).toContainText("the same run", { timeout: 30_000 });
+  expect(await scan()).toEqual([]);
+});
