@@ -100,6 +100,7 @@ export class ProcessShell {
       diskWrites: this.diskWrites,
       diskMs: this.diskMs,
     };
+    this.calls = 0;
     this.lateMs = null;
     this.lateVirtualMs = null;
     return s;
