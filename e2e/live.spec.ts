@@ -72,8 +72,28 @@ async function gcPauseHolder(page: Page, seconds: number): Promise<string> {
   return id;
 }
 
+/**
+ * GC-pauses the holder that holds the lease for `seconds` (its thread row says it is stopped,
+ * then running again), then waits for `done`; tries again with a longer pause, up to 3 times.
+ */
+async function pastExpiry(page: Page, seconds: number, done: () => Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const s = seconds * (attempt + 1);
+    const id = await gcPauseHolder(page, s);
+    if (attempt === 0) await shot(page, "live-gc-paused-1920");
+    await expect(thread(page, id)).toContainText("running", { timeout: LONG + s * 1000 });
+    try {
+      await expect.poll(done, { timeout: 20_000, message: what }).toBe(true);
+      return;
+    } catch (e) {
+      if (attempt === 2) throw e;
+      console.log(`live.spec: no ${what} after a ${s} s GC pause of ${id}; again, longer`);
+    }
+  }
+}
+
 test("live mode: real workers elect, die, come back from disk, pause past a lease, and replay exactly", async ({ page }) => {
-  test.slow();
+  test.setTimeout(360_000);
   const errors = watchErrors(page);
   page.on("requestfailed", (r) => console.log("FAILED", r.url(), r.failure()?.errorText));
   await page.setViewportSize({ width: 1920, height: 1080 });
@@ -157,19 +177,17 @@ test("live mode: real workers elect, die, come back from disk, pause past a leas
   expect(lastIndex).toBeGreaterThan(0);
 
   // GC-pause the holder that holds the lease past its expiry: the fenced storage rejects its late write.
+  // On a loaded machine another holder may not take the lease in time (an election meanwhile): then pause again, longer.
   const before = await rejected(page);
-  const h1 = await gcPauseHolder(page, pauseS);
-  await shot(page, "live-gc-paused-1920");
-  await expect(thread(page, h1)).toContainText("running", { timeout: LONG + pauseS * 1000 });
-  await expect.poll(() => rejected(page), { timeout: LONG, message: "the late write is rejected" }).toBeGreaterThanOrEqual(before + 1);
+  await pastExpiry(page, pauseS, async () => (await rejected(page)) >= before + 1, "the late write is rejected");
   await expect(page.getByRole("region", { name: "Safety violated" })).toHaveCount(0);
 
   // Fencing off, and again: the late write is taken, and the checker reports the corruption.
   await page.getByRole("button", { name: "Inspect storage" }).click();
   await page.locator(".inspector").getByRole("button", { name: "Turn fencing off" }).click();
   await expect(page.locator(".inspector")).toContainText("storage s1: fencing off", { timeout: LONG });
-  await gcPauseHolder(page, pauseS);
-  await expect(page.getByRole("region", { name: "Safety violated" })).toContainText("storage-corruption", { timeout: LONG + pauseS * 1000 });
+  const banner = page.getByRole("region", { name: "Safety violated" });
+  await pastExpiry(page, pauseS, async () => ((await banner.count()) === 1 ? ((await banner.textContent()) ?? "").includes("storage-corruption") : false), "storage-corruption");
   await shot(page, "live-violation-1920");
 
   // Open in the simulator: every live worker ends, and the replay is the same run.
