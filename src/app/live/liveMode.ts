@@ -75,6 +75,8 @@ export async function enterLive(lab: LabStore): Promise<void> {
     error: (message) => lab.setState({ error: message }),
   });
   current = { cluster, base, lab };
+  // Benchmark hook (bench/live.ts), only with ?bench in the address: the live run, to drive faults and speeds the UI does not offer.
+  if (new URLSearchParams(location.search).has("bench")) (globalThis as { leaseLabLive?: LiveCluster }).leaseLabLive = cluster;
   base({ type: "live-start", settings: run, config });
   lab.setState({ send: liveSend });
   useLiveMode.setState({ mode: "live", state: cluster.state(), busy: null });
