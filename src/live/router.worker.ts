@@ -6,7 +6,7 @@
 import { LiveRouter } from "../core/live/router";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
-import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, realDelayMs, type ToRouter, virtualAt } from "./protocol";
+import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, type ToRouter, timerDelayMs, virtualAt } from "./protocol";
 
 interface Scope {
   postMessage(msg: FromRouter): void;
@@ -119,7 +119,7 @@ function arm(): void {
     else held.get(m.to)?.push(out);
   }
   const next = r.nextDueAt();
-  if (next !== null) timer = setTimeout(arm, realDelayMs(run, t, next));
+  if (next !== null) timer = setTimeout(arm, timerDelayMs(run, t, next));
 }
 
 function feed(): void {
