@@ -9,7 +9,7 @@ import type { LiveMessage, LiveProcess, LiveStep } from "../core/live/process";
 import type { ProcAction } from "../core/live/recording";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcessDisk } from "./disk";
-import { epochMs, type FromProcess, type ProcessToRouter, type RunClock, realDelayMs, type ThreadStats, runTimeAt } from "./protocol";
+import { epochMs, type FromProcess, type ProcessToRouter, type RunClock, realDelayMs, runTimeAt, type ThreadStats, timerDelayMs } from "./protocol";
 
 export interface ShellEnv {
   toPage(msg: FromProcess): void;
@@ -194,7 +194,7 @@ export class ProcessShell {
     const at = this.proc.nextTimerAt(now);
     if (at === null) return;
     this.timerAt = at;
-    this.timer = setTimeout(() => this.onTimer(), realDelayMs(this.run, now, at));
+    this.timer = setTimeout(() => this.onTimer(), timerDelayMs(this.run, now, at));
   }
 
   private clearTimer(): void {

@@ -42,6 +42,17 @@ export function realDelayMs(c: RunClock, now: VirtualUs, at: VirtualUs): number 
   return Math.max(0, (at - now) / 1000 / c.speed);
 }
 
+/**
+ * The delay to give setTimeout for virtual time `at`: whole ms, rounded up. setTimeout cuts a
+ * fraction off (its delay is a whole number of ms), so a timer set for 49.7 ms went off at 49,
+ * before it was due; the process found nothing due and set another for the 0.7 ms left, which
+ * the browser stretches to 4 ms (a timer set from a timer, nested deep): every timer then went
+ * off some 4 real ms late, 40 virtual ms at 10×.
+ */
+export function timerDelayMs(c: RunClock, now: VirtualUs, at: VirtualUs): number {
+  return Math.ceil(realDelayMs(c, now, at));
+}
+
 export type DiskKind = "opfs" | "memory";
 
 // ---- page → process worker ----

@@ -6,7 +6,7 @@
 import { LiveRouter, MAX_RECORDED_INPUTS } from "../core/live/router";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
-import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, realDelayMs, type ToRouter, runTimeAt } from "./protocol";
+import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, runTimeAt, type ToRouter, timerDelayMs } from "./protocol";
 
 interface Scope {
   postMessage(msg: FromRouter): void;
@@ -120,7 +120,7 @@ function arm(): void {
     else held.get(m.to)?.push(out);
   }
   const next = r.nextDueAt();
-  if (next !== null) timer = setTimeout(arm, realDelayMs(run, t, next));
+  if (next !== null) timer = setTimeout(arm, timerDelayMs(run, t, next));
 }
 
 function feed(): void {

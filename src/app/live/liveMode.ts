@@ -95,6 +95,8 @@ async function startCluster(lab: LabStore, settings: RunSettings): Promise<void>
     },
   });
   current = { cluster, base, lab };
+  // Benchmark hook (bench/live.ts), only with ?bench in the address: the live run, to drive faults and speeds the UI does not offer.
+  if (new URLSearchParams(location.search).has("bench")) (globalThis as { leaseLabLive?: LiveCluster }).leaseLabLive = cluster;
   base({ type: "live-start", settings: run, config });
   lab.setState({ send: liveSend });
   useLiveMode.setState({ mode: "live", state: cluster.state(), busy: null });

@@ -1,0 +1,376 @@
+/**
+ * Live mode benchmark (issue 16): the built page in real Chromium, a live run (one Web Worker
+ * per process, src/live/), driven through a test hook: with `?bench` in the address the page
+ * puts the live run's LiveCluster at `globalThis.leaseLabLive` (src/app/live/liveMode.ts), so
+ * this script can inject faults and set speeds the UI does not offer.
+ *
+ * 1. The soak: random faults (kill/restart nodes and holders, pauses, partitions and heal,
+ *    clock drift, GC pauses of holders), fencing on, for LIVE_SOAK_MINUTES in all: the first
+ *    half at 1×, the second at the toolbar's top speed. It prints the violations the dashboard's
+ *    checkers found (expected: 0), the page's JS heap and each worker's (measured with
+ *    performance.measureUserAgentSpecificMemory, which the page's cross-origin isolation
+ *    allows) at the start, the middle and the end, whether they stayed bounded, and, after
+ *    leaving live mode, the browser's own count of dedicated workers (only the simulation
+ *    worker should remain).
+ * 2. The speed figure: for each speed in LIVE_SPEEDS (default 1,2,5,10,20,50,100), a fresh live
+ *    run with no faults for LIVE_SPEED_SECONDS (default 20) real seconds after its first
+ *    leader: the processes' timer lateness in virtual ms (p95 and max of each thread's worst
+ *    per half second), the elections (leader changes, term changes) and how far the dashboard's
+ *    shadow trails the live run. A speed "falls behind" when the p95 lateness is over 10% of the
+ *    heartbeat interval, or when any election happens with no fault. It prints the highest speed
+ *    that does not fall behind (and every speed below it does not either).
+ *
+ * Figures only, no pass/fail. Environment: LIVE_SOAK_MINUTES (default 10; 0 skips the soak),
+ * LIVE_SPEEDS, LIVE_SPEED_SECONDS, BENCH_PORT (default 4329), CHROMIUM_PATH.
+ * Needs a build (`vite build`); `npm run bench:live` does that first.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { type Browser, chromium, type Page } from "@playwright/test";
+import { decideBrowser, probeBrowser } from "../e2e/browser";
+
+const PORT = Number(process.env.BENCH_PORT ?? 4329);
+const SOAK_MINUTES = Number(process.env.LIVE_SOAK_MINUTES ?? 10);
+const SPEEDS = (process.env.LIVE_SPEEDS ?? "1,2,5,10,20,50,100").split(",").map(Number).filter((x) => x > 0);
+const SPEED_SECONDS = Number(process.env.LIVE_SPEED_SECONDS ?? 20);
+const BASE = `http://localhost:${PORT}/?seed=1&bench`;
+/** The toolbar's speeds (SPEEDS in worker/protocol.ts): its top one. */
+const TOP_UI_SPEED = 5;
+
+// ---- in the page (strings: tsx's name-keeping helper does not exist there) ----
+
+/** The leader and its term as the ring shows them, the checkers' violations, the dashboard's time and the live run's. */
+const PROBE = `(() => {
+  const c = globalThis.leaseLabLive;
+  let leader = null, term = null;
+  for (const el of document.querySelectorAll("[aria-label]")) {
+    const m = /^(n\\d+), leader, term (\\d+)$/.exec(el.getAttribute("aria-label"));
+    if (m) { leader = m[1]; term = Number(m[2]); }
+  }
+  const banner = document.querySelector('[aria-label="Safety violated"]');
+  const s = c ? c.state() : null;
+  const shown = document.querySelector('[data-testid="virtual-time"]')?.textContent ?? "";
+  return {
+    leader, term,
+    violations: banner ? (/\\((\\d+) violations\\)/.exec(banner.textContent)?.[1] ?? "1") : "0",
+    shownS: Number.parseFloat(shown),
+    liveUs: s ? s.now : null,
+    threads: s ? s.threads.map((t) => ({ id: t.id, kind: t.kind, status: t.status })) : [],
+    workers: s ? s.workers : null,
+  };
+})()`;
+
+/** Each thread's worst timer lateness per half second since the last call (LiveCluster keeps the last 3 s of them). */
+const TAKE_LATE = `(() => {
+  const c = globalThis.leaseLabLive;
+  if (!c) return [];
+  const seen = globalThis.__benchLateSeen ?? 0;
+  const fresh = c.late.filter((l) => l.at > seen);
+  if (fresh.length > 0) globalThis.__benchLateSeen = Math.max(...fresh.map((l) => l.at));
+  return fresh.map((l) => l.virtualMs);
+})()`;
+
+/** The heap of the page and of each of its workers (bytes), by kind of worker. */
+const MEMORY = `(async () => {
+  const out = { page: performance.memory ? performance.memory.usedJSHeapSize : null, workers: {}, total: null, how: "performance.memory" };
+  if (typeof performance.measureUserAgentSpecificMemory === "function") {
+    try {
+      const r = await performance.measureUserAgentSpecificMemory();
+      out.total = r.bytes;
+      out.how = "measureUserAgentSpecificMemory";
+      let page = 0;
+      for (const b of r.breakdown) {
+        for (const a of b.attribution) {
+          const url = a.url ?? "";
+          const kind = a.scope === "DedicatedWorkerGlobalScope" ? url.replace(/^.*\\//, "").replace(/-[\\w-]{8}\\.js$/, "") : "page";
+          if (kind === "page") page += b.bytes / b.attribution.length;
+          else (out.workers[kind] ??= []).push(b.bytes / b.attribution.length);
+        }
+      }
+      out.page = page;
+    } catch (e) { out.how = "measureUserAgentSpecificMemory failed: " + e.message; }
+  }
+  return out;
+})()`;
+
+interface Probe {
+  leader: string | null;
+  term: number | null;
+  violations: string;
+  shownS: number;
+  liveUs: number | null;
+  threads: { id: string; kind: string; status: string }[];
+  workers: number | null;
+}
+
+interface Memory {
+  page: number | null;
+  total: number | null;
+  workers: Record<string, number[]>;
+  how: string;
+}
+
+const probe = (page: Page): Promise<Probe> => page.evaluate(PROBE) as Promise<Probe>;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mb = (b: number | null | undefined): string => (b === null || b === undefined ? "?" : `${(b / 1e6).toFixed(1)} MB`);
+
+function percentile(xs: number[], p: number): number {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number);
+}
+
+async function act(page: Page, action: unknown): Promise<string | null> {
+  return (await page.evaluate(`globalThis.leaseLabLive.act(${JSON.stringify(action)}, (r) => r)`)) as string | null;
+}
+
+async function setSpeed(page: Page, speed: number): Promise<void> {
+  await page.evaluate(`globalThis.leaseLabLive.setSpeed(${speed})`);
+}
+
+/** Opens the page, starts a live run, waits for its first leader. */
+async function startLive(browser: Browser, speed: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  page.on("pageerror", (e) => console.log(`  page error: ${e.message}`));
+  await page.goto(BASE);
+  await page.getByRole("button", { name: "Live (real threads)" }).click();
+  await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
+  await setSpeed(page, speed);
+  await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
+  return page;
+}
+
+function dedicatedWorkers(page: Page): { sim: number; router: number; process: number } {
+  const urls = page.workers().map((w) => w.url());
+  return { sim: urls.filter((u) => u.includes("sim.worker")).length, router: urls.filter((u) => u.includes("router.worker")).length, process: urls.filter((u) => u.includes("process.worker")).length };
+}
+
+function memLine(label: string, m: Memory): string {
+  const ws = Object.entries(m.workers)
+    .map(([k, v]) => `${k} ${v.length}× (max ${mb(Math.max(...v))}, sum ${mb(v.reduce((a, b) => a + b, 0))})`)
+    .join(", ");
+  return `  heap ${label}: page ${mb(m.page)}${m.total !== null ? `, all ${mb(m.total)}` : ""}${ws !== "" ? `; workers: ${ws}` : ""} [${m.how}]`;
+}
+
+// ---- the soak ----
+
+interface Rng {
+  next(): number;
+  pick<T>(xs: readonly T[]): T;
+}
+
+function rng(seed: number): Rng {
+  let s = seed >>> 0;
+  const next = (): number => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, pick: (xs) => xs[Math.floor(next() * xs.length)] as (typeof xs)[number] };
+}
+
+/** One random fault (or its repair), keeping at most two of the five nodes down. */
+async function fault(page: Page, r: Rng, p: Probe, speed: number, counts: Record<string, number>): Promise<void> {
+  const nodes = p.threads.filter((t) => t.kind === "node");
+  const holders = p.threads.filter((t) => t.kind === "holder");
+  const downNodes = nodes.filter((t) => t.status === "terminated");
+  const downHolders = holders.filter((t) => t.status === "terminated");
+  const upNodes = nodes.filter((t) => t.status === "running");
+  const upHolders = holders.filter((t) => t.status === "running");
+  const us = (realS: number): number => Math.round(realS * 1e6 * speed);
+  const choices: [string, () => unknown][] = [];
+  if (downNodes.length < 2 && upNodes.length > 0) choices.push(["kill node", () => ({ type: "crash", proc: r.pick(upNodes).id })]);
+  if (p.leader !== null && downNodes.length < 2) choices.push(["kill leader", () => ({ type: "crash", proc: p.leader })]);
+  if (downNodes.length > 0) choices.push(["restart node", () => ({ type: "restart", proc: r.pick(downNodes).id })]);
+  if (upHolders.length > 0) choices.push(["kill holder", () => ({ type: "crash", proc: r.pick(upHolders).id })]);
+  if (downHolders.length > 0) choices.push(["restart holder", () => ({ type: "restart", proc: r.pick(downHolders).id })]);
+  if (upNodes.length > 0) choices.push(["pause node", () => ({ type: "pause", proc: r.pick(upNodes).id, durationUs: us(0.3 + 1.5 * r.next()) })]);
+  if (upHolders.length > 0) choices.push(["gc-pause holder", () => ({ type: "gc-pause", holder: r.pick(upHolders).id, durationUs: us(1 + 4 * r.next()) })]);
+  if (p.leader !== null) choices.push(["partition leader", () => ({ type: "partition", groups: [[p.leader], ["others"]] })]);
+  choices.push(["heal", () => ({ type: "heal" })]);
+  if (upNodes.length > 0) choices.push(["drift", () => ({ type: "clock", proc: r.pick(upNodes).id, driftPpm: Math.round((r.next() - 0.5) * 100_000) })]);
+  const [name, make] = r.pick(choices);
+  const why = await act(page, make());
+  counts[why === null ? name : `${name} (refused)`] = (counts[why === null ? name : `${name} (refused)`] ?? 0) + 1;
+}
+
+async function soak(browser: Browser): Promise<void> {
+  const total = SOAK_MINUTES * 60_000;
+  console.log(`\n== Soak: ${SOAK_MINUTES} min of random faults, fencing on: ${SOAK_MINUTES / 2} min at 1×, then ${SOAK_MINUTES / 2} min at ${TOP_UI_SPEED}× (the toolbar's top speed) ==`);
+  const page = await startLive(browser, 1);
+  const r = rng(16);
+  const counts: Record<string, number> = {};
+  const mems: [string, Memory][] = [["start", (await page.evaluate(MEMORY)) as Memory]];
+  console.log(memLine("start", mems[0]?.[1] as Memory));
+  const start = Date.now();
+  let speed = 1;
+  let middleDone = false;
+  let last: Probe = await probe(page);
+  while (Date.now() - start < total) {
+    const elapsed = Date.now() - start;
+    if (!middleDone && elapsed >= total / 2) {
+      middleDone = true;
+      await act(page, { type: "heal" });
+      const m = (await page.evaluate(MEMORY)) as Memory;
+      mems.push(["middle", m]);
+      console.log(memLine("middle", m));
+      speed = TOP_UI_SPEED;
+      await setSpeed(page, speed);
+    }
+    last = await probe(page);
+    await fault(page, r, last, speed, counts);
+    await sleep(1000 + 2000 * r.next());
+  }
+  // Repair everything, let it settle, then look.
+  await act(page, { type: "heal" });
+  for (const t of (await probe(page)).threads) if (t.status === "terminated") await act(page, { type: "restart", proc: t.id });
+  await sleep(5000);
+  last = await probe(page);
+  const m = (await page.evaluate(MEMORY)) as Memory;
+  mems.push(["end", m]);
+  console.log(memLine("end", m));
+  console.log(`  faults: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(`  violations found by the checkers: ${last.violations} (expected 0 with fencing on); leader at the end ${last.leader ?? "none"}, term ${last.term ?? "?"}`);
+  const [a, b, c] = mems.map(([, x]) => x.total ?? x.page ?? 0) as [number, number, number];
+  const bounded = c <= Math.max(a, b) * 1.5 + 20e6;
+  console.log(`  memory: ${mb(a)} → ${mb(b)} → ${mb(c)}: ${bounded ? "bounded (the end within 1.5× the start or middle, plus 20 MB)" : "GREW (more than 1.5× the larger of start and middle, plus 20 MB)"}`);
+  const before = dedicatedWorkers(page);
+  await page.getByRole("button", { name: "Simulated", exact: true }).click();
+  await page.waitForFunction("document.querySelector('[data-testid=live-workers]') === null", undefined, { timeout: 30_000 });
+  let after = dedicatedWorkers(page);
+  for (let i = 0; i < 50 && after.process + after.router > 0; i++) {
+    await sleep(200);
+    after = dedicatedWorkers(page);
+  }
+  console.log(
+    `  dedicated workers in live mode: ${before.process} process + ${before.router} router + ${before.sim} simulation; after leaving it: ${after.process} process + ${after.router} router + ${after.sim} simulation: ${after.process + after.router === 0 && after.sim === 1 ? "every live worker terminated" : "LIVE WORKERS LEFT"}`,
+  );
+  await page.close();
+}
+
+// ---- the speed figure ----
+
+interface SpeedResult {
+  speed: number;
+  p95: number;
+  max: number;
+  samples: number;
+  elections: number;
+  shadowLagMs: number;
+  behind: boolean;
+}
+
+async function speedCase(browser: Browser, speed: number, heartbeatMs: number): Promise<SpeedResult> {
+  let page: Page;
+  try {
+    page = await startLive(browser, speed);
+  } catch {
+    // No leader within a minute: the run cannot even elect one at this speed.
+    return { speed, p95: Number.NaN, max: Number.NaN, samples: 0, elections: Number.NaN, shadowLagMs: Number.NaN, behind: true };
+  }
+  try {
+    // Let the first election settle, then count.
+    await sleep(2000);
+    await page.evaluate(TAKE_LATE);
+    const first = await probe(page);
+    let term = first.term;
+    let leader = first.leader;
+    let elections = 0;
+    const late: number[] = [];
+    const lags: number[] = [];
+    const until = Date.now() + SPEED_SECONDS * 1000;
+    while (Date.now() < until) {
+      await sleep(250);
+      late.push(...((await page.evaluate(TAKE_LATE)) as number[]));
+      const p = await probe(page);
+      if (p.term !== null && term !== null && p.term !== term) elections++;
+      else if (p.leader !== null && leader !== null && p.leader !== leader) elections++;
+      if (p.term !== null) term = p.term;
+      if (p.leader !== null) leader = p.leader;
+      if (p.liveUs !== null && Number.isFinite(p.shownS)) lags.push(p.liveUs / 1000 - p.shownS * 1000);
+    }
+    const p95 = percentile(late, 95);
+    const max = late.length === 0 ? Number.NaN : Math.max(...late);
+    const behind = !(p95 <= heartbeatMs * 0.1) || elections > 0;
+    return { speed, p95, max, samples: late.length, elections, shadowLagMs: percentile(lags, 50), behind };
+  } finally {
+    await page.close();
+  }
+}
+
+async function speedFigure(browser: Browser): Promise<void> {
+  const heartbeatMs = 50;
+  console.log(`\n== Speed: ${SPEED_SECONDS} s per speed, no faults; falls behind = p95 timer lateness over ${heartbeatMs * 0.1} virtual ms (10% of the ${heartbeatMs} ms heartbeat) or any election ==`);
+  console.log("  speed  late p95 (virtual ms)  late max  samples  elections  shadow trails by (virtual ms, median)  verdict");
+  const results: SpeedResult[] = [];
+  for (const speed of SPEEDS) {
+    const r = await speedCase(browser, speed, heartbeatMs);
+    results.push(r);
+    console.log(
+      `  ${`${speed}×`.padStart(5)}  ${r.p95.toFixed(1).padStart(21)}  ${r.max.toFixed(1).padStart(8)}  ${String(r.samples).padStart(7)}  ${String(r.elections).padStart(9)}  ${r.shadowLagMs.toFixed(0).padStart(37)}  ${r.behind ? "falls behind" : "keeps up"}`,
+    );
+  }
+  const highest = (ok: (r: SpeedResult) => boolean): string => {
+    let best: number | null = null;
+    for (const r of results) {
+      if (!ok(r)) break;
+      best = r.speed;
+    }
+    return best === null ? "none" : `${best}×`;
+  };
+  console.log(`  highest speed that keeps up (and every speed below it too): ${highest((r) => !r.behind)}`);
+  console.log(`  highest speed with no election (leaders stable; lateness aside): ${highest((r) => r.elections === 0)}`);
+  console.log("  (NaN: no leader was elected within a minute at that speed)");
+}
+
+// ---- main ----
+
+function serve(port: number): ChildProcess {
+  return spawn("npx", ["vite", "preview", "--port", String(port), "--strictPort"], { stdio: "ignore", detached: true });
+}
+
+async function waitForServer(url: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > until) throw new Error(`the preview server did not answer at ${url}`);
+    await sleep(200);
+  }
+}
+
+async function main(): Promise<void> {
+  const server = serve(PORT);
+  try {
+    await waitForServer(`http://localhost:${PORT}/`);
+    const d = decideBrowser(probeBrowser(chromium.executablePath()));
+    if (d.kind !== "use") throw new Error(d.kind === "none" ? d.message : "No Chromium: set CHROMIUM_PATH.");
+    const browser = await chromium.launch({
+      executablePath: d.executablePath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-blink-features=ForceEagerMeasureMemory"],
+    });
+    console.log(`Lease Lab live-mode benchmark (Chromium at ${d.executablePath}), seed 1, 5 nodes, 2 clients, 3 holders, the storage`);
+    try {
+      await speedFigure(browser);
+      if (SOAK_MINUTES > 0) await soak(browser);
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    if (server.pid !== undefined) {
+      try {
+        process.kill(-server.pid);
+      } catch {
+        server.kill();
+      }
+    }
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
