@@ -52,6 +52,7 @@ import { OnScreen } from "./draw/OnScreen";
 import { EmbedBody } from "./embed/Embed";
 import { embedded } from "./embed/embedMode";
 import { LiveBar } from "./live/LiveBar";
+import { type LabMode, useLiveMode } from "./live/liveMode";
 
 /** The page. It needs the store from a LabProvider above it (main.tsx). With `lesson` (?lesson=ID), the lesson's card is on top and the worker plays it. */
 export function App({ params, lesson }: { params: ParsedParams; lesson?: LessonBoot }) {
@@ -223,7 +224,14 @@ function Body({ lesson: full }: { lesson?: Lesson }) {
   );
 }
 
+/** The run's state in a word; in live mode, the dashboard's (the threads run on whatever it does). */
+function runWords(playing: boolean, halted: boolean, mode: LabMode): string {
+  if (mode === "live") return playing ? "live" : "live, dashboard paused";
+  return playing ? "running" : halted ? "stopped" : "paused";
+}
+
 function Summary() {
+  const liveMode = useLiveMode((m) => m.mode);
   const view = useLab(
     useShallow((s) => {
       const v = s.view as SimView;
@@ -273,7 +281,7 @@ function Summary() {
       </div>
       <div className="stat">
         <span className="stat-label">Run</span>
-        <span className="stat-value">{view.playing ? "running" : view.halted ? "stopped" : "paused"}</span>
+        <span className="stat-value">{runWords(view.playing, view.halted, liveMode)}</span>
         <span className="stat-sub">
           <span data-testid="events">{view.eventsHandled}</span> events · {view.nodes.length} nodes · {view.holders} holders
         </span>

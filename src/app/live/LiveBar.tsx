@@ -65,12 +65,14 @@ function LiveStatus() {
       <div className="live-summary" data-testid="live-summary">
         <p>
           <strong>Every process is a real thread:</strong> <strong data-testid="live-workers">{s.workers}</strong> Web Workers ({up} of{" "}
-          {s.threads.length} processes, and the router that carries their messages). The dashboard replays what they record, a moment behind.
+          {s.threads.length} processes, and the router that carries their messages). The dashboard replays what they record, a moment behind:
+          Pause, Step and the time slider move the dashboard, while the threads run on.
         </p>
         <p className="live-facts">
           A pause {s.isolated ? "really stops the thread" : "holds the thread's inputs (no cross-origin isolation here, so it cannot stop it)"} ·
           disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
-          timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · live time {formatInstant(s.now)}
+          timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · the threads are at{" "}
+          {formatInstant(s.now)}
         </p>
       </div>
       <button type="button" className="primary" onClick={() => void openInSimulator(lab)} title="Stop the threads and replay the recording in the deterministic engine">
@@ -152,19 +154,23 @@ function ReplayStatus() {
   };
   return (
     <>
-      <p className="live-summary" data-testid="replay-check" aria-live="polite">
-        {check === null
-          ? "Replaying the recording…"
-          : check.diverged !== null
-            ? `The replay could not follow the recording: ${check.diverged}`
-            : same === check.digests.length
-              ? `The replay is the same run: all ${same} processes end in exactly the state they ended in live (their digests match).`
-              : `${check.digests.length - same} of ${check.digests.length} processes end differently from the live run: ${check.digests
-                  .filter((d) => !d.same)
-                  .map((d) => d.id)
-                  .join(", ")}.`}{" "}
-        {MODE_WORDS.replay}: time travel, the diagram and the exports work on it; acting on it starts a what-if.
-      </p>
+      <div className="live-summary">
+        <p className={`replay-check ${check === null ? "" : same === check.digests.length && check.diverged === null ? "replay-same" : "replay-different"}`} data-testid="replay-check" aria-live="polite">
+          {check === null
+            ? "Replaying the recording…"
+            : check.diverged !== null
+              ? `✗ The replay could not follow the recording: ${check.diverged}`
+              : same === check.digests.length
+                ? `✓ The replay is the same run: all ${same} processes end in exactly the state they ended in live (their digests match).`
+                : `✗ ${check.digests.length - same} of ${check.digests.length} processes end differently from the live run: ${check.digests
+                    .filter((d) => !d.same)
+                    .map((d) => d.id)
+                    .join(", ")}.`}
+        </p>
+        <p className="live-facts">
+          {MODE_WORDS.replay}, in the deterministic engine: time travel, the diagram and the exports work on it; acting on it starts a what-if.
+        </p>
+      </div>
       <button type="button" onClick={() => void save()} disabled={rec === null}>
         Save recording
       </button>
