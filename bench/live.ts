@@ -205,6 +205,9 @@ async function soak(browser: Browser): Promise<void> {
   const start = Date.now();
   let speed = 1;
   let middleDone = false;
+  /** Runs that filled their recording and ended, and the violations found in them. */
+  const ended: string[] = [];
+  let earlierViolations = 0;
   let last: Probe = await probe(page);
   while (Date.now() - start < total) {
     const elapsed = Date.now() - start;
@@ -216,6 +219,19 @@ async function soak(browser: Browser): Promise<void> {
       console.log(memLine("middle", m));
       speed = TOP_UI_SPEED;
       await setSpeed(page, speed);
+    }
+    // A run whose recording filled up (MAX_RECORDED_INPUTS) ended and opened in the simulator: count it, start a new one.
+    if (await page.evaluate("document.querySelector('[data-testid=live-workers]') === null && document.querySelector('[data-testid=replay-check]') !== null")) {
+      await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 120_000 });
+      const check = (await page.getByTestId("replay-check").textContent()) ?? "";
+      const v = Number((await probe(page)).violations);
+      ended.push(`${ended.length + 1}: ${check.slice(0, 60)}…, ${v} violation(s)`);
+      earlierViolations += Number.isFinite(v) ? v : 0;
+      await page.evaluate("globalThis.leaseLabLive = undefined");
+      await page.getByRole("button", { name: "New live run" }).click();
+      await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
+      await setSpeed(page, speed);
+      await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
     }
     last = await probe(page);
     await fault(page, r, last, speed, counts);
@@ -230,7 +246,10 @@ async function soak(browser: Browser): Promise<void> {
   mems.push(["end", m]);
   console.log(memLine("end", m));
   console.log(`  faults: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
-  console.log(`  violations found by the checkers: ${last.violations} (expected 0 with fencing on); leader at the end ${last.leader ?? "none"}, term ${last.term ?? "?"}`);
+  if (ended.length > 0) console.log(`  runs that filled their recording and ended (then a new live run went on): ${ended.join("; ")}`);
+  console.log(
+    `  violations found by the checkers: ${Number(last.violations) + earlierViolations} (expected 0 with fencing on); leader at the end ${last.leader ?? "none"}, term ${last.term ?? "?"}`,
+  );
   const [a, b, c] = mems.map(([, x]) => x.total ?? x.page ?? 0) as [number, number, number];
   const bounded = c <= Math.max(a, b) * 1.5 + 20e6;
   console.log(`  memory: ${mb(a)} → ${mb(b)} → ${mb(c)}: ${bounded ? "bounded (the end within 1.5× the start or middle, plus 20 MB)" : "GREW (more than 1.5× the larger of start and middle, plus 20 MB)"}`);
