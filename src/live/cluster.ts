@@ -14,7 +14,17 @@ import type { SimConfig } from "../core/sim/config";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
 import { clearOldRuns, readDiskFile } from "./disk";
-import { type DiskKind, epochMs, type FromProcess, type FromRouter, type RunClock, type ThreadStats, type ToProcess, type ToRouter, runTimeAt } from "./protocol";
+import {
+  type DiskKind,
+  epochMs,
+  type FromProcess,
+  type FromRouter,
+  type RunClock,
+  type ThreadStats,
+  type ToProcess,
+  type ToRouter,
+  runTimeAt,
+} from "./protocol";
 import { resolveRefs, targetOf } from "./route";
 
 /**
@@ -45,14 +55,13 @@ export interface LiveState {
   readonly workers: number;
   readonly isolated: boolean;
   readonly disk: DiskKind | null;
+  /** Why the disks are not on the private file system, when they are not. */
   readonly diskNote: string | null;
   readonly now: VirtualUs;
-  readonly speed: number;
   /** Messages the router holds, in all. */
   readonly waiting: number;
-  /** The worst timer lateness over the last few seconds, real ms, and in virtual ms. */
+  /** The worst timer lateness over the last few seconds, real ms. */
   readonly lateMs: number;
-  readonly lateVirtualMs: number;
 }
 
 export interface LiveListener {
@@ -65,6 +74,7 @@ export interface LiveListener {
 
 interface Thread {
   readonly id: ProcId;
+  readonly kind: ThreadView["kind"];
   readonly slot: number;
   worker: Worker | null;
   incarnation: number;
@@ -105,7 +115,18 @@ export class LiveCluster {
     const all = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
     this.cells = globalThis.crossOriginIsolated === true ? new SharedArrayBuffer(4 * all.length) : null;
     all.forEach((id, slot) => {
-      this.threads.set(id, { id, slot, worker: null, incarnation: 0, status: "starting", calls: 0, stats: null, detail: null, memoryDisk: null });
+      this.threads.set(id, {
+        id,
+        kind: kindOf(config, id),
+        slot,
+        worker: null,
+        incarnation: 0,
+        status: "starting",
+        calls: 0,
+        stats: null,
+        detail: null,
+        memoryDisk: null,
+      });
     });
     this.router = new Worker(new URL("./router.worker.ts", import.meta.url), { type: "module", name: "lease-lab-router" });
     this.router.onmessage = (e: MessageEvent<FromRouter>) => this.fromRouter(e.data);
@@ -113,7 +134,10 @@ export class LiveCluster {
     void clearOldRuns(this.runDir);
     const ports: { id: ProcId; port: MessagePort }[] = [];
     for (const t of this.threads.values()) ports.push({ id: t.id, port: this.spawn(t) });
-    this.toRouter({ type: "init", config, run: this.run, ports }, ports.map((p) => p.port));
+    this.toRouter(
+      { type: "init", config, run: this.run, ports },
+      ports.map((p) => p.port),
+    );
     this.goTimer = setTimeout(() => this.go(), START_WAIT_MS);
   }
 
@@ -135,7 +159,7 @@ export class LiveCluster {
     const threads = [...this.threads.values()].map(
       (t): ThreadView => ({
         id: t.id,
-        kind: kindOf(this.config, t.id),
+        kind: t.kind,
         incarnation: t.incarnation,
         status: t.status,
         calls: t.calls,
@@ -151,10 +175,8 @@ export class LiveCluster {
       disk: this.disk,
       diskNote: this.diskNote,
       now: this.now,
-      speed: this.run.speed,
       waiting: Object.values(this.waiting).reduce((a, b) => a + b, 0),
       lateMs: Math.max(0, ...this.late.map((l) => l.ms)),
-      lateVirtualMs: Math.max(0, ...this.late.map((l) => l.virtualMs)),
     };
   }
 
@@ -174,7 +196,11 @@ export class LiveCluster {
       case "drop-message":
         return "in a live run a message cannot be taken off the wire by hand: cut the link, or make the network lose messages";
     }
-    if (isNetAction(a)) return this.ask<string | null>((requestId) => this.toRouter({ type: "act", action: a, requestId }), (m) => (m.type === "acted" ? m.refused : undefined));
+    if (isNetAction(a))
+      return this.ask<string | null>(
+        (requestId) => this.toRouter({ type: "act", action: a, requestId }),
+        (m) => (m.type === "acted" ? m.refused : undefined),
+      );
     if (isProcAction(a)) return this.procAct(a, resolve);
     return `${(a as Action).type} cannot be done in a live run`;
   }
@@ -340,7 +366,8 @@ export class LiveCluster {
         t.stats = m.stats;
         t.calls += m.stats.calls;
         if (t.status === "running" || t.status === "paused") t.status = m.stats.paused ? "paused" : "running";
-        if (m.stats.timerLateMs !== null) this.late.push({ at: epochMs(), ms: m.stats.timerLateMs, virtualMs: m.stats.timerLateVirtualMs ?? 0 });
+        if (m.stats.timerLateMs !== null)
+          this.late.push({ at: epochMs(), ms: m.stats.timerLateMs, virtualMs: m.stats.timerLateVirtualMs ?? 0 });
         break;
       }
       case "broken":

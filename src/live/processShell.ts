@@ -29,8 +29,6 @@ export class ProcessShell {
   private wakeTimer: ReturnType<typeof setTimeout> | null = null;
   private finished = false;
   private calls = 0;
-  private diskWrites = 0;
-  private diskMs = 0;
   private lateMs: number | null = null;
   private lateVirtualMs: number | null = null;
 
@@ -97,8 +95,6 @@ export class ProcessShell {
       paused: this.gated,
       timerLateMs: this.lateMs,
       timerLateVirtualMs: this.lateVirtualMs,
-      diskWrites: this.diskWrites,
-      diskMs: this.diskMs,
     };
     this.calls = 0;
     this.lateMs = null;
@@ -127,12 +123,7 @@ export class ProcessShell {
   /** After a call: its disk first, then its report, then its pause or its timer. */
   private after(step: LiveStep): void {
     this.calls++;
-    if (step.persist !== null) {
-      const started = performance.now();
-      this.disk.write(encodeDurable(step.persist));
-      this.diskMs += performance.now() - started;
-      this.diskWrites++;
-    }
+    if (step.persist !== null) this.disk.write(encodeDurable(step.persist));
     this.report(step);
     if (this.proc.broken !== null) {
       this.env.toPage({ type: "broken", detail: this.proc.broken });

@@ -100,9 +100,6 @@ export interface ThreadStats {
   readonly timerLateMs: number | null;
   /** The same, in virtual ms (what the process felt). */
   readonly timerLateVirtualMs: number | null;
-  readonly diskWrites: number;
-  /** Time spent writing its disk, in real ms, in all. */
-  readonly diskMs: number;
 }
 
 // ---- process worker ↔ router (over its port) ----

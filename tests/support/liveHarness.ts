@@ -143,7 +143,6 @@ export class LiveHarness {
       w.pausedUntil = null;
       w.proc.wake(this.now);
       this.router.report(this.now, task.to, w.proc.incarnation, w.proc.takeInputs(), []);
-      this.router.setPaused(task.to, false);
       const backlog = w.backlog;
       w.backlog = [];
       for (const b of backlog) {
@@ -182,7 +181,6 @@ export class LiveHarness {
     w.pausedUntil = this.now + durationUs;
     w.proc.pause(this.now, w.pausedUntil);
     this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), []);
-    this.router.setPaused(w.proc.id, true);
     w.timerGen++;
     this.push({ at: w.pausedUntil, kind: "wake", to: w.proc.id, inc: w.proc.incarnation });
   }

@@ -65,17 +65,30 @@ function LiveStatus() {
       <div className="live-summary" data-testid="live-summary">
         <p>
           <strong>Every process is a real thread:</strong> <strong data-testid="live-workers">{s.workers}</strong> Web Workers ({up} of{" "}
-          {s.threads.length} processes, and the router that carries their messages). The dashboard replays what they record, a moment behind:
-          Pause, Step and the time slider move the dashboard, while the threads run on.
+          {s.threads.length} processes, and the router that carries their messages). The dashboard replays what they record, a moment
+          behind: Pause, Step and the time slider move the dashboard, while the threads run on.
         </p>
         <p className="live-facts">
-          A pause {s.isolated ? "really stops the thread" : "holds the thread's inputs (no cross-origin isolation here, so it cannot stop it)"} ·
-          disks {s.disk === "opfs" ? "on the browser's private file system" : s.disk === "memory" ? "kept by the page (no private file system)" : "opening"} ·
-          timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · the threads are at{" "}
+          A pause{" "}
+          {s.isolated ? "really stops the thread" : "holds the thread's inputs (no cross-origin isolation here, so it cannot stop it)"} ·{" "}
+          <span title={s.diskNote ?? undefined}>
+            disks{" "}
+            {s.disk === "opfs"
+              ? "on the browser's private file system"
+              : s.disk === "memory"
+                ? "kept by the page (no private file system)"
+                : "opening"}
+          </span>{" "}
+          · timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · the threads are at{" "}
           {formatInstant(s.now)}
         </p>
       </div>
-      <button type="button" className="primary" onClick={() => void openInSimulator(lab)} title="Stop the threads and replay the recording in the deterministic engine">
+      <button
+        type="button"
+        className="primary"
+        onClick={() => void openInSimulator(lab)}
+        title="Stop the threads and replay the recording in the deterministic engine"
+      >
         Open in the simulator
       </button>
       <ThreadTable />
@@ -155,7 +168,11 @@ function ReplayStatus() {
   return (
     <>
       <div className="live-summary">
-        <p className={`replay-check ${check === null ? "" : same === check.digests.length && check.diverged === null ? "replay-same" : "replay-different"}`} data-testid="replay-check" aria-live="polite">
+        <p
+          className={`replay-check ${check === null ? "" : same === check.digests.length && check.diverged === null ? "replay-same" : "replay-different"}`}
+          data-testid="replay-check"
+          aria-live="polite"
+        >
           {check === null
             ? "Replaying the recording…"
             : check.diverged !== null
@@ -168,7 +185,8 @@ function ReplayStatus() {
                     .join(", ")}.`}
         </p>
         <p className="live-facts">
-          {MODE_WORDS.replay}, in the deterministic engine: time travel, the diagram and the exports work on it; acting on it starts a what-if.
+          {MODE_WORDS.replay}, in the deterministic engine: time travel, the diagram and the exports work on it; acting on it starts a
+          what-if.
         </p>
       </div>
       <button type="button" onClick={() => void save()} disabled={rec === null}>

@@ -27,16 +27,26 @@ export interface OneProcess {
   emit(body: SimEvent | ({ proc: ProcId } & ProcEvent)): void;
 }
 
+/**
+ * The clock after a clock action at `at` (throws on a bad drift or jump). The router keeps each
+ * machine's clock this way too, for the worker that restarts on it.
+ */
+export function clockAfter(c: ClockState, at: VirtualUs, a: { readonly driftPpm?: number; readonly jumpUs?: number }): ClockState {
+  let out = c;
+  if (a.driftPpm !== undefined) out = withDrift(out, at, a.driftPpm);
+  if (a.jumpUs !== undefined) out = withJump(out, at, a.jumpUs);
+  return out;
+}
+
 /** Does the action to the process; returns why it could not, or null. */
 export function applyProcAction(h: OneProcess, a: ProcAction): string | null {
   const l = h.logic;
   const not = (what: string): string => `${a.type}: ${h.id} is not ${what}`;
   switch (a.type) {
     case "clock": {
-      let c = h.clock;
+      let c: ClockState;
       try {
-        if (a.driftPpm !== undefined) c = withDrift(c, h.now, a.driftPpm);
-        if (a.jumpUs !== undefined) c = withJump(c, h.now, a.jumpUs);
+        c = clockAfter(h.clock, h.now, a);
       } catch (e) {
         return `clock: ${errorMessage(e)}`;
       }

@@ -7,7 +7,7 @@
  * call's time never goes back, and a message is handled after the time it was sent, so the
  * recording stays in causal order whatever the threads' timing was.
  */
-import { type ClockState, localTime, newClock, virtualAt, withDrift, withJump } from "../sim/clock";
+import { type ClockState, localTime, newClock, virtualAt } from "../sim/clock";
 import type { SimConfig } from "../sim/config";
 import type { ProcessContext, ProcessLogic } from "../sim/process";
 import { errorMessage } from "../sim/refusal";
@@ -89,10 +89,6 @@ export class LiveProcess {
   /** The last time it handled anything. */
   get at(): VirtualUs {
     return this.lastAt;
-  }
-
-  localAt(at: VirtualUs): LocalUs {
-    return localTime(this.clock, at);
   }
 
   /** Starts it: the first incarnation at time 0 (as the simulator does), a restarted one when its worker began. */
@@ -195,18 +191,6 @@ export class LiveProcess {
     const changed = !sameMark(this.mark, mark);
     this.mark = mark;
     return { sends, pauseUs, persist: changed ? durableOf(this.logic) : null, refused: null, events: this.events };
-  }
-}
-
-/** The clock after a clock action at `at` (as applyProcAction leaves it; unchanged when the action was refused). */
-export function clockAfter(c: ClockState, at: VirtualUs, a: { readonly driftPpm?: number; readonly jumpUs?: number }): ClockState {
-  try {
-    let out = c;
-    if (a.driftPpm !== undefined) out = withDrift(out, at, a.driftPpm);
-    if (a.jumpUs !== undefined) out = withJump(out, at, a.jumpUs);
-    return out;
-  } catch {
-    return c;
   }
 }
 

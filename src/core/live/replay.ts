@@ -80,11 +80,6 @@ export class ReplaySimulation extends Simulation {
     return this.st().scripted;
   }
 
-  /** Items in the script so far. */
-  get scriptLength(): number {
-    return this.script.length;
-  }
-
   /** Time of the last script item (0 for none). */
   get scriptEnd(): VirtualUs {
     return this.script[this.script.length - 1]?.input.at ?? 0;

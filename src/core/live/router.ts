@@ -14,12 +14,13 @@ import { type ClockState, newClock } from "../sim/clock";
 import { clusterIds } from "../sim/cluster";
 import type { SimConfig } from "../sim/config";
 import { EventHeap } from "../sim/heap";
-import { Network, type NetworkShape } from "../sim/network";
+import { Network } from "../sim/network";
 import { ActionRefused, errorMessage } from "../sim/refusal";
 import { Rng } from "../sim/rng";
 import type { VirtualUs } from "../sim/time";
 import type { DropReason, ProcId } from "../sim/trace";
-import { clockAfter, type LiveMessage, type LiveSend } from "./process";
+import type { LiveMessage, LiveSend } from "./process";
+import { clockAfter } from "./procActions";
 import { type LiveInput, type LiveRecording, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey, sortScript } from "./recording";
 
 interface Held {
@@ -80,24 +81,11 @@ export class LiveRouter {
     return this.script.length >= this.maxInputs;
   }
 
-  /** Messages waiting for their time. */
-  get waiting(): number {
-    return this.held.size;
-  }
-
   /** Messages waiting, by receiver. */
   waitingFor(): Map<ProcId, number> {
     const out = new Map<ProcId, number>();
     for (const h of this.held.all()) out.set(h.msg.to, (out.get(h.msg.to) ?? 0) + 1);
     return out;
-  }
-
-  network(): NetworkShape {
-    return this.net.view();
-  }
-
-  isUp(id: ProcId): boolean {
-    return this.threads.get(id)?.up === true;
   }
 
   /**
@@ -110,7 +98,9 @@ export class LiveRouter {
     // its report reaching here): its inputs cannot be placed, and the replay will say it diverged.
     if (incarnation !== t.incarnation) return;
     for (const input of inputs) {
-      if (input.kind === "act" && input.action.type === "clock") t.clock = clockAfter(t.clock, input.at, input.action);
+      // The worker refused a bad clock action and left its clock as it was: so does this.
+      const a = input.kind === "act" ? input.action : null;
+      if (a?.type === "clock") t.clock = keepOnError(() => clockAfter(t.clock, input.at, a), t.clock);
       if (input.kind === "pause" || input.kind === "wake") this.setPaused(from, input.kind === "pause");
       if (t.up) this.record({ proc: from, input });
       else this.recordLate(from, input);
@@ -200,8 +190,8 @@ export class LiveRouter {
     return { incarnation: t.incarnation, clock: t.clock };
   }
 
-  /** A worker says its thread stopped or runs again. */
-  setPaused(id: ProcId, paused: boolean): void {
+  /** A thread stopped or runs again (its pause and wake inputs say so). */
+  private setPaused(id: ProcId, paused: boolean): void {
     const t = this.thread(id);
     t.paused = paused;
     if (!paused) t.inbox = 0;
@@ -307,5 +297,13 @@ export class LiveRouter {
       drop: refuse,
       unsend: () => [],
     };
+  }
+}
+
+function keepOnError<T>(f: () => T, fallback: T): T {
+  try {
+    return f();
+  } catch {
+    return fallback;
   }
 }
