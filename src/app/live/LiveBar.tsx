@@ -7,6 +7,7 @@
 import { formatInstant } from "../../core/sim/time";
 import { useLab, useLabStore } from "../store";
 import { useRef } from "react";
+import { downloadText } from "../sharing/download";
 import { enterLive, type LabMode, leaveLive, openInSimulator, openRecordingFile, recordingFile, useLiveMode } from "./liveMode";
 import "./live.css";
 
@@ -159,11 +160,7 @@ function ReplayStatus() {
   const save = async (): Promise<void> => {
     if (rec === null) return;
     const { name, text } = await recordingFile(rec);
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    downloadText(text, name, "application/json");
   };
   return (
     <>
