@@ -33,6 +33,8 @@ import { resolveRefs, targetOf } from "./route";
  * starts at time zero, as in the simulator, and none is late to its first timer.
  */
 const START_WAIT_MS = 5000;
+/** The most real ms "Open in the simulator" waits for the router's recording. */
+const FINISH_WAIT_MS = 10_000;
 
 export type ThreadStatus = "starting" | "running" | "paused" | "terminated" | "broken";
 
@@ -99,8 +101,9 @@ export class LiveCluster {
   private now: VirtualUs = 0;
   private waiting: Readonly<Record<ProcId, number>> = {};
   private late: { at: number; ms: number; virtualMs: number }[] = [];
-  private readonly pending = new Map<number, (m: FromRouter | FromProcess) => void>();
-  private recordingWanted: ((r: LiveRecording) => void) | null = null;
+  /** Requests awaiting an answer, with the worker that owes it (null: the router). */
+  private readonly pending = new Map<number, { readonly from: Worker | null; readonly answer: (m: FromRouter | FromProcess) => void; readonly gone: (ended: boolean) => void }>();
+  private recordingWanted: { resolve: (r: LiveRecording) => void; reject: (e: Error) => void } | null = null;
   private disposed = false;
   private goTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -198,8 +201,10 @@ export class LiveCluster {
     }
     if (isNetAction(a))
       return this.ask<string | null>(
+        null,
         (requestId) => this.toRouter({ type: "act", action: a, requestId }),
         (m) => (m.type === "acted" ? m.refused : undefined),
+        () => "the live run ended first",
       );
     if (isProcAction(a)) return this.procAct(a, resolve);
     return `${(a as Action).type} cannot be done in a live run`;
@@ -228,9 +233,12 @@ export class LiveCluster {
   async finish(): Promise<LiveRecording> {
     for (const t of this.threads.values()) if (t.status === "paused") this.resume(t.id);
     const alive = [...this.threads.values()].filter((t) => t.worker !== null && t.status !== "broken").map((t) => t.id);
-    const got = new Promise<LiveRecording>((resolve) => {
-      this.recordingWanted = resolve;
+    const got = new Promise<LiveRecording>((resolve, reject) => {
+      this.recordingWanted = { resolve, reject };
     });
+    // The router gives up on a silent process after 3 s; a router that itself never answers must not hold the page.
+    const giveUp = setTimeout(() => this.recordingWanted?.reject(new Error(`the router did not hand over the recording in ${FINISH_WAIT_MS / 1000} s`)), FINISH_WAIT_MS);
+    void got.finally(() => clearTimeout(giveUp)).catch(() => {});
     this.toRouter({ type: "finish", alive });
     for (const id of alive) this.threads.get(id)?.worker?.postMessage({ type: "finish" } satisfies ToProcess);
     const rec = await got;
@@ -253,6 +261,9 @@ export class LiveCluster {
       t.worker = null;
     }
     this.router.terminate();
+    this.abandon();
+    this.recordingWanted?.reject(new Error("the live run ended first"));
+    this.recordingWanted = null;
   }
 
   // ---- the processes' lives ----
@@ -294,6 +305,7 @@ export class LiveCluster {
     const t = this.threads.get(id);
     if (t === undefined || t.worker === null) return null;
     t.worker.terminate();
+    this.abandon(t.worker);
     t.worker = null;
     t.status = "terminated";
     this.toRouter({ type: "crashed", id });
@@ -304,10 +316,13 @@ export class LiveCluster {
   private async restart(id: ProcId): Promise<string | null> {
     const t = this.threads.get(id);
     if (t === undefined || t.worker !== null) return null;
-    const m = await this.ask<Extract<FromRouter, { type: "restarted" }>>(
+    const m = await this.ask<Extract<FromRouter, { type: "restarted" }> | null>(
+      null,
       (requestId) => this.toRouter({ type: "restart", id, requestId }),
       (x) => (x.type === "restarted" ? x : undefined),
+      () => null,
     );
+    if (m === null || this.disposed) return "the live run ended first";
     t.incarnation = m.incarnation;
     const port = this.spawn(t, m.clock);
     this.toRouter({ type: "port", id, port }, [port]);
@@ -341,8 +356,10 @@ export class LiveCluster {
     const w = t?.worker;
     if (w == null) return `${target.id} is not running`;
     return this.ask<string | null>(
+      w,
       (requestId) => w.postMessage({ type: "act", action: a, requestId } satisfies ToProcess),
       (m) => (m.type === "acted" ? m.refused : undefined),
+      (ended) => (ended ? "the live run ended first" : `${target.id} was killed before it handled it`),
     );
   }
 
@@ -391,7 +408,7 @@ export class LiveCluster {
         this.listener.full(m.inputs, m.now);
         return;
       case "recording":
-        this.recordingWanted?.(m.recording);
+        this.recordingWanted?.resolve(m.recording);
         this.recordingWanted = null;
         return;
       case "error":
@@ -402,12 +419,26 @@ export class LiveCluster {
     }
   }
 
-  private ask<T>(send: (requestId: number) => void, pick: (m: FromRouter | FromProcess) => T | undefined): Promise<T> {
+  /**
+   * Sends a request and waits for its answer from `from` (a process's worker, or null for the
+   * router). If that worker is terminated first, the answer is `ifGone(ended)`: `ended` when the
+   * whole run ended, else the process was killed.
+   */
+  private ask<T>(
+    from: Worker | null,
+    send: (requestId: number) => void,
+    pick: (m: FromRouter | FromProcess) => T | undefined,
+    ifGone: (ended: boolean) => T,
+  ): Promise<T> {
     const requestId = ++requestIds;
     return new Promise<T>((resolve) => {
-      this.pending.set(requestId, (m) => {
-        const v = pick(m);
-        if (v !== undefined) resolve(v);
+      this.pending.set(requestId, {
+        from,
+        answer: (m) => {
+          const v = pick(m);
+          if (v !== undefined) resolve(v);
+        },
+        gone: (ended) => resolve(ifGone(ended)),
       });
       send(requestId);
     });
@@ -416,7 +447,16 @@ export class LiveCluster {
   private settle(requestId: number, m: FromRouter | FromProcess): void {
     const f = this.pending.get(requestId);
     this.pending.delete(requestId);
-    f?.(m);
+    f?.answer(m);
+  }
+
+  /** The requests a killed worker owed (every one when the run ended: `w` undefined) get their `ifGone` answer. */
+  private abandon(w?: Worker): void {
+    for (const [id, p] of this.pending) {
+      if (w !== undefined && p.from !== w) continue;
+      this.pending.delete(id);
+      p.gone(w === undefined);
+    }
   }
 
   private toRouter(m: ToRouter, transfer: Transferable[] = []): void {

@@ -164,8 +164,9 @@ export async function openInSimulator(lab: LabStore): Promise<void> {
   try {
     recording = await c.cluster.finish();
   } catch (e) {
-    useLiveMode.setState({ busy: null });
-    lab.setState({ error: `The live run could not be stopped cleanly: ${e instanceof Error ? e.message : String(e)}` });
+    // Its recording is lost: every worker is terminated and the page's simulated run starts again.
+    if (current?.cluster === c.cluster) leaveLive(lab);
+    lab.setState({ error: `The live run could not be opened in the simulator (${e instanceof Error ? e.message : String(e)}); its threads are stopped and the simulated run is back.` });
     return;
   }
   leave(lab);
