@@ -5,8 +5,9 @@
  * this script can inject faults and set speeds the UI does not offer.
  *
  * 1. The soak: random faults (kill/restart nodes and holders, pauses, partitions and heal,
- *    clock drift, GC pauses of holders), fencing on, for LIVE_SOAK_MINUTES in all: the first
- *    half at 1×, the second at the toolbar's top speed. It prints the violations the dashboard's
+ *    clock drift, GC pauses of holders), fencing on: LIVE_SOAK_MINUTES at 1×, then as long again
+ *    at the toolbar's top speed (a run that fills its recording opens in the simulator, has its
+ *    replay checked, and a new live run goes on). It prints the violations the dashboard's
  *    checkers found (expected: 0), the page's JS heap and each worker's (measured with
  *    performance.measureUserAgentSpecificMemory, which the page's cross-origin isolation
  *    allows) at the start, the middle and the end, whether they stayed bounded, and, after
@@ -20,12 +21,13 @@
  *    heartbeat interval, or when any election happens with no fault. It prints the highest speed
  *    that does not fall behind (and every speed below it does not either).
  *
- * Figures only, no pass/fail. Environment: LIVE_SOAK_MINUTES (default 10; 0 skips the soak),
+ * Figures only, no pass/fail. Environment: LIVE_SOAK_MINUTES (default 10 at each speed; 0 skips the soak),
  * LIVE_SPEEDS, LIVE_SPEED_SECONDS, BENCH_PORT (default 4329), CHROMIUM_PATH.
  * Needs a build (`vite build`); `npm run bench:live` does that first.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { type Browser, chromium, type Page } from "@playwright/test";
+import { MAX_RECORDED_INPUTS } from "../src/core/live/recording";
 import { decideBrowser, probeBrowser } from "../e2e/browser";
 
 const PORT = Number(process.env.BENCH_PORT ?? 4329);
@@ -56,6 +58,7 @@ const PROBE = `(() => {
     liveUs: s ? s.now : null,
     threads: s ? s.threads.map((t) => ({ id: t.id, kind: t.kind, status: t.status })) : [],
     workers: s ? s.workers : null,
+    inputs: s ? s.inputs : null,
   };
 })()`;
 
@@ -100,6 +103,7 @@ interface Probe {
   liveUs: number | null;
   threads: { id: string; kind: string; status: string }[];
   workers: number | null;
+  inputs: number | null;
 }
 
 interface Memory {
@@ -194,35 +198,46 @@ async function fault(page: Page, r: Rng, p: Probe, speed: number, counts: Record
   counts[why === null ? name : `${name} (refused)`] = (counts[why === null ? name : `${name} (refused)`] ?? 0) + 1;
 }
 
+interface Sample {
+  readonly label: string;
+  readonly minute: number;
+  readonly speed: number;
+  readonly inputs: number | null;
+  readonly bytes: number;
+  readonly mem: Memory;
+}
+
 async function soak(browser: Browser): Promise<void> {
-  const total = SOAK_MINUTES * 60_000;
-  console.log(`\n== Soak: ${SOAK_MINUTES} min of random faults, fencing on: ${SOAK_MINUTES / 2} min at 1×, then ${SOAK_MINUTES / 2} min at ${TOP_UI_SPEED}× (the toolbar's top speed) ==`);
+  const phase = SOAK_MINUTES * 60_000;
+  console.log(`\n== Soak: random faults, fencing on: ${SOAK_MINUTES} min at 1×, then ${SOAK_MINUTES} min at ${TOP_UI_SPEED}× (the toolbar's top speed) ==`);
   const page = await startLive(browser, 1);
   const r = rng(16);
   const counts: Record<string, number> = {};
-  const mems: [string, Memory][] = [["start", (await page.evaluate(MEMORY)) as Memory]];
-  console.log(memLine("start", mems[0]?.[1] as Memory));
   const start = Date.now();
+  const samples: Sample[] = [];
+  const sample = async (label: string, speedNow: number): Promise<void> => {
+    const mem = (await page.evaluate(MEMORY)) as Memory;
+    const p = await probe(page);
+    samples.push({ label, minute: (Date.now() - start) / 60_000, speed: speedNow, inputs: p.inputs, bytes: mem.total ?? mem.page ?? 0, mem });
+    console.log(memLine(`${label} (${((Date.now() - start) / 60_000).toFixed(1)} min, ${speedNow}×, ${p.inputs ?? "?"} inputs recorded)`, mem));
+  };
+  await sample("start", 1);
   let speed = 1;
-  let middleDone = false;
+  let nextSample = Date.now() + 60_000;
   /** Runs that filled their recording and ended, and the violations found in them. */
   const ended: string[] = [];
   let earlierViolations = 0;
   let last: Probe = await probe(page);
-  while (Date.now() - start < total) {
-    const elapsed = Date.now() - start;
-    if (!middleDone && elapsed >= total / 2) {
-      middleDone = true;
+  while (Date.now() - start < 2 * phase) {
+    if (speed === 1 && Date.now() - start >= phase) {
       await act(page, { type: "heal" });
-      const m = (await page.evaluate(MEMORY)) as Memory;
-      mems.push(["middle", m]);
-      console.log(memLine("middle", m));
+      await sample("end of 1×", 1);
       speed = TOP_UI_SPEED;
       await setSpeed(page, speed);
     }
     // A run whose recording filled up (MAX_RECORDED_INPUTS) ended and opened in the simulator: count it, start a new one.
     if (await page.evaluate("document.querySelector('[data-testid=live-workers]') === null && document.querySelector('[data-testid=replay-check]') !== null")) {
-      await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 120_000 });
+      await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
       const check = (await page.getByTestId("replay-check").textContent()) ?? "";
       const v = Number((await probe(page)).violations);
       ended.push(`${ended.length + 1}: ${check.slice(0, 60)}…, ${v} violation(s)`);
@@ -232,6 +247,11 @@ async function soak(browser: Browser): Promise<void> {
       await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
       await setSpeed(page, speed);
       await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
+      await sample(`new run ${ended.length + 1}`, speed);
+    }
+    if (Date.now() >= nextSample) {
+      nextSample = Date.now() + 60_000;
+      await sample("every minute", speed);
     }
     last = await probe(page);
     await fault(page, r, last, speed, counts);
@@ -242,27 +262,44 @@ async function soak(browser: Browser): Promise<void> {
   for (const t of (await probe(page)).threads) if (t.status === "terminated") await act(page, { type: "restart", proc: t.id });
   await sleep(5000);
   last = await probe(page);
-  const m = (await page.evaluate(MEMORY)) as Memory;
-  mems.push(["end", m]);
-  console.log(memLine("end", m));
+  await sample("end", speed);
   console.log(`  faults: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
   if (ended.length > 0) console.log(`  runs that filled their recording and ended (then a new live run went on): ${ended.join("; ")}`);
   console.log(
     `  violations found by the checkers: ${Number(last.violations) + earlierViolations} (expected 0 with fencing on); leader at the end ${last.leader ?? "none"}, term ${last.term ?? "?"}`,
   );
-  const [a, b, c] = mems.map(([, x]) => x.total ?? x.page ?? 0) as [number, number, number];
-  const bounded = c <= Math.max(a, b) * 1.5 + 20e6;
-  console.log(`  memory: ${mb(a)} → ${mb(b)} → ${mb(c)}: ${bounded ? "bounded (the end within 1.5× the start or middle, plus 20 MB)" : "GREW (more than 1.5× the larger of start and middle, plus 20 MB)"}`);
+  // Memory: a live run's recording grows with it until it is full (then the run ends), so the heap grows within a run; what must not grow is what a fresh run starts with.
+  const first = samples[0] as Sample;
+  const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a), first);
+  console.log(`  memory: largest ${mb(largest.bytes)} (${largest.label}, ${largest.inputs ?? "?"} inputs recorded); at the start ${mb(first.bytes)}`);
+  const withInputs = samples.filter((x) => x.inputs !== null && x.inputs > 10_000);
+  if (withInputs.length > 0) {
+    const perInput = Math.max(...withInputs.map((x) => (x.bytes - first.bytes) / (x.inputs as number)));
+    console.log(
+      `  the recording's cost: at most ${perInput.toFixed(0)} bytes per input over the start's heap (router, shadow and page together), so a full recording (${MAX_RECORDED_INPUTS.toLocaleString("en")} inputs) holds about ${mb(first.bytes + perInput * MAX_RECORDED_INPUTS)}`,
+    );
+  }
+  const fresh = samples.filter((x) => x.label.startsWith("new run"));
+  if (fresh.length === 0) console.log("  no run filled its recording, so no fresh run to compare with the start");
+  else {
+    const worst = Math.max(...fresh.map((x) => x.bytes));
+    const ok = worst <= first.bytes + 30e6;
+    console.log(
+      `  fresh runs after a full recording start at ${fresh.map((x) => mb(x.bytes)).join(", ")} against ${mb(first.bytes)} at the start: ${ok ? "bounded (nothing kept from one run to the next, within 30 MB)" : "GREW from one run to the next"}`,
+    );
+  }
+  // End the last run the way a user would: open it in the simulator, which replays it whole and compares every digest.
   const before = dedicatedWorkers(page);
-  await page.getByRole("button", { name: "Simulated", exact: true }).click();
-  await page.waitForFunction("document.querySelector('[data-testid=live-workers]') === null", undefined, { timeout: 30_000 });
+  await page.getByRole("button", { name: "Open in the simulator" }).click();
+  await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
+  console.log(`  the last run opened in the simulator: ${(await page.getByTestId("replay-check").textContent()) ?? "?"}`);
   let after = dedicatedWorkers(page);
   for (let i = 0; i < 50 && after.process + after.router > 0; i++) {
     await sleep(200);
     after = dedicatedWorkers(page);
   }
   console.log(
-    `  dedicated workers in live mode: ${before.process} process + ${before.router} router + ${before.sim} simulation; after leaving it: ${after.process} process + ${after.router} router + ${after.sim} simulation: ${after.process + after.router === 0 && after.sim === 1 ? "every live worker terminated" : "LIVE WORKERS LEFT"}`,
+    `  dedicated workers in live mode: ${before.process} process + ${before.router} router + ${before.sim} simulation; after it ended: ${after.process} process + ${after.router} router + ${after.sim} simulation: ${after.process + after.router === 0 && after.sim === 1 ? "every live worker terminated" : "LIVE WORKERS LEFT"}`,
   );
   await page.close();
 }

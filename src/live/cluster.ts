@@ -7,7 +7,7 @@
  * threads' figures for the Live panel.
  */
 import { decodeDurable, kindOf, stateDigest } from "../core/live/durable";
-import { isNetAction, isProcAction, type LiveRecording, type ProcAction } from "../core/live/recording";
+import { isNetAction, isProcAction, type LiveRecording, MAX_RECORDED_INPUTS, type ProcAction } from "../core/live/recording";
 import type { Action } from "../core/sim/actions";
 import { clusterIds } from "../core/sim/cluster";
 import type { SimConfig } from "../core/sim/config";
@@ -64,6 +64,9 @@ export interface LiveState {
   readonly waiting: number;
   /** The worst timer lateness over the last few seconds, real ms. */
   readonly lateMs: number;
+  /** Inputs in the recording so far, and the most it holds (the run ends when it is full). */
+  readonly inputs: number;
+  readonly maxInputs: number;
 }
 
 export interface LiveListener {
@@ -100,6 +103,7 @@ export class LiveCluster {
   private diskNote: string | null = null;
   private now: VirtualUs = 0;
   private waiting: Readonly<Record<ProcId, number>> = {};
+  private inputs = 0;
   private late: { at: number; ms: number; virtualMs: number }[] = [];
   /** Requests awaiting an answer, with the worker that owes it (null: the router). */
   private readonly pending = new Map<number, { readonly from: Worker | null; readonly answer: (m: FromRouter | FromProcess) => void; readonly gone: (ended: boolean) => void }>();
@@ -180,6 +184,8 @@ export class LiveCluster {
       now: this.now,
       waiting: Object.values(this.waiting).reduce((a, b) => a + b, 0),
       lateMs: Math.max(0, ...this.late.map((l) => l.ms)),
+      inputs: this.inputs,
+      maxInputs: MAX_RECORDED_INPUTS,
     };
   }
 
@@ -401,6 +407,7 @@ export class LiveCluster {
       case "feed":
         this.now = m.now;
         this.waiting = m.waiting;
+        this.inputs = m.inputs;
         this.listener.feed(m);
         this.listener.changed();
         return;

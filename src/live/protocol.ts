@@ -138,10 +138,12 @@ export type FromRouter =
       readonly now: VirtualUs;
       /** Messages held by the router, by receiver. */
       readonly waiting: Readonly<Record<ProcId, number>>;
+      /** Inputs in the recording so far (it holds at most MAX_RECORDED_INPUTS). */
+      readonly inputs: number;
     }
   | { readonly type: "restarted"; readonly requestId: number; readonly incarnation: number; readonly clock: ClockState }
   | { readonly type: "acted"; readonly requestId: number; readonly refused: string | null }
   | { readonly type: "recording"; readonly recording: LiveRecording }
-  /** The recording is full (core/live/router.ts MAX_RECORDED_INPUTS): the page ends the run. */
+  /** The recording is full (MAX_RECORDED_INPUTS, core/live/recording.ts): the page ends the run. */
   | { readonly type: "full"; readonly inputs: number; readonly now: VirtualUs }
   | { readonly type: "error"; readonly message: string };

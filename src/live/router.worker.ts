@@ -3,7 +3,8 @@
  * it (core/live/router.ts decides each one's fate, and records the run). It hands each copy to
  * its receiver's port when due, and feeds the page the recording as it grows.
  */
-import { LiveRouter, MAX_RECORDED_INPUTS } from "../core/live/router";
+import { MAX_RECORDED_INPUTS } from "../core/live/recording";
+import { LiveRouter } from "../core/live/router";
 import type { VirtualUs } from "../core/sim/time";
 import type { ProcId } from "../core/sim/trace";
 import { epochMs, type FromRouter, type ProcessToRouter, type RouterToProcess, type RunClock, runTimeAt, type ToRouter, timerDelayMs } from "./protocol";
@@ -130,7 +131,7 @@ function feed(): void {
   const { items, rewritten } = r.takeScript();
   const waiting: Record<ProcId, number> = {};
   for (const [id, n] of r.waitingFor()) waiting[id] = n;
-  scope.postMessage({ type: "feed", items, plans: r.takePlans(), rewritten, watermark: Math.max(0, t - LAG_MS * 1000 * run.speed), now: t, waiting });
+  scope.postMessage({ type: "feed", items, plans: r.takePlans(), rewritten, watermark: Math.max(0, t - LAG_MS * 1000 * run.speed), now: t, waiting, inputs: r.inputs });
   if (r.full && !toldFull) {
     toldFull = true;
     scope.postMessage({ type: "full", inputs: MAX_RECORDED_INPUTS, now: t });

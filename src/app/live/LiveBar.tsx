@@ -81,7 +81,10 @@ function LiveStatus() {
                 : "opening"}
           </span>{" "}
           · timers up to {s.lateMs.toFixed(0)} ms late · {s.waiting} message{s.waiting === 1 ? "" : "s"} at the router · the threads are at{" "}
-          {formatInstant(s.now)}
+          {formatInstant(s.now)} ·{" "}
+          <span title="When the recording is full, the run ends and opens in the simulator" data-testid="live-recorded">
+            recorded {s.inputs.toLocaleString("en")} of {s.maxInputs.toLocaleString("en")} inputs
+          </span>
         </p>
       </div>
       <button

@@ -99,3 +99,10 @@ export function sortScript(items: ScriptItem[]): ScriptItem[] {
     .sort((a, b) => a.item.input.at - b.item.input.at || a.i - b.i)
     .map((x) => x.item);
 }
+
+/**
+ * The most inputs a recording holds: about 19 minutes of a live run of the page's default
+ * cluster (some 21,000 inputs a minute), some 120 MB of memory in the router and as much in the
+ * dashboard's shadow. A run that reaches it ends (the page opens its recording in the simulator).
+ */
+export const MAX_RECORDED_INPUTS = 400_000;

@@ -21,7 +21,7 @@ import type { VirtualUs } from "../sim/time";
 import type { DropReason, ProcId } from "../sim/trace";
 import type { LiveMessage, LiveSend } from "./process";
 import { clockAfter } from "./procActions";
-import { type LiveInput, type LiveRecording, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey, sortScript } from "./recording";
+import { type LiveInput, type LiveRecording, MAX_RECORDED_INPUTS, type NetAction, RECORDING_VERSION, type ScriptItem, type SendKey, sortScript } from "./recording";
 
 interface Held {
   readonly at: VirtualUs;
@@ -40,13 +40,6 @@ interface Thread {
   /** Its machine's clock, as its clock actions left it: a restarted worker reads the same clock. */
   clock: ClockState;
 }
-
-/**
- * The most inputs a recording holds: about 19 minutes of a live run of the page's default
- * cluster (some 21,000 inputs a minute), some 120 MB of memory in the router and as much in the
- * dashboard's shadow. A run that reaches it ends (the page opens its recording in the simulator).
- */
-export const MAX_RECORDED_INPUTS = 400_000;
 
 export class LiveRouter {
   readonly ids: readonly ProcId[];
@@ -79,6 +72,11 @@ export class LiveRouter {
   /** The recording is full (MAX_RECORDED_INPUTS): the run must end. */
   get full(): boolean {
     return this.script.length >= this.maxInputs;
+  }
+
+  /** Inputs recorded so far. */
+  get inputs(): number {
+    return this.script.length;
   }
 
   /** Messages waiting, by receiver. */
