@@ -77,6 +77,8 @@ export interface LabState {
   readonly send: (msg: ToWorker) => void;
   /** A live run opened in the simulator: each process's digest, live and replayed (null until the worker has compared them). */
   readonly replayCheck: import("../worker/liveShadow").ReplayCheck | null;
+  /** Live mode: times the dashboard's replay of the live run started again because a thread reported late. */
+  readonly liveRebuilds: number;
   readonly receive: (msg: FromWorker) => void;
   readonly select: (s: Selection) => void;
   readonly setHighlight: (procs: readonly string[]) => void;
@@ -268,6 +270,7 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
       cursor: new TimeCursor((msg) => get().send(msg), options.frames ?? browserFrames),
       send: () => {},
       replayCheck: null,
+      liveRebuilds: 0,
       receive: (msg) => {
         switch (msg.type) {
           case "view":
@@ -287,6 +290,9 @@ export function createLabStore(options: LabStoreOptions = {}): LabStore {
             return;
           case "replay-check":
             set({ replayCheck: msg.check });
+            return;
+          case "live-rebuilt":
+            set({ liveRebuilds: msg.rebuilds });
             return;
           case "read-check":
             // Only the answer to the request shown (a closed or newer check drops an older answer).

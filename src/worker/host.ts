@@ -313,6 +313,7 @@ export class SimHost {
       // Started again (a report came late): back to where it was at once, not from time zero.
       this.epoch++;
       if (this.playing) this.live.timeline.advanceTo(this.live.watermark);
+      this.env.post({ type: "live-rebuilt", rebuilds: this.live.rebuilds });
     }
   }
 

@@ -411,6 +411,8 @@ export type FromWorker = import("./readCheckTypes").ReadCheckAnswer
   | import("./readCheckTypes").ReadFiguresAnswer
   /** A live run opened in the simulator: each process's digest, live and replayed. */
   | { readonly type: "replay-check"; readonly check: import("./liveShadow").ReplayCheck }
+  /** Live mode: the shadow started again from the recording's beginning (a thread's report came after it had played past its time); how many times so far. */
+  | { readonly type: "live-rebuilt"; readonly rebuilds: number }
   | { readonly type: "view"; readonly view: SimView }
   /** Something the user asked for could not be done (bad action, bad settings). The run goes on. */
   | { readonly type: "error"; readonly message: string }

@@ -11,6 +11,10 @@ import { LiveShadow } from "../../src/worker/liveShadow";
 import { ReplaySimulation as Replay } from "../../src/core/live/replay";
 import { LiveHarness } from "../support/liveHarness";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
+import { scenarioConfig } from "../../src/core/scenario/settings";
+import { scenarioFromSettings } from "../../src/worker/settings";
+import { DEFAULT_SETTINGS } from "../../src/app/params";
+import { fakeHost } from "../support/host";
 
 function recording(seed: number): LiveRecording {
   const h = new LiveHarness(mergeConfig(defaultConfig(), { seed, holders: { count: 2 }, clients: { count: 2, workload: "random" } }), seed);
@@ -69,5 +73,35 @@ describe("the live run's shadow", () => {
     feedAll(shadow, rec, 50_000, 10_000, (x) => x.proc === "h2" && n++ % 40 === 5);
     expect(shadow.rebuilds).toBeGreaterThan(0);
     expect((shadow.timeline.sim as ReplaySimulation).digests()).toEqual(rec.digests);
+  });
+});
+
+describe("the worker's host in live mode", () => {
+  const settings = { ...DEFAULT_SETTINGS, seed: 4, holders: 2, clients: { count: 1, workload: "random" as const }, autoplay: false };
+  const config = scenarioConfig(scenarioFromSettings(settings));
+  const h = new LiveHarness(config, 4);
+  h.runTo(2_000_000);
+  const rec = h.recording();
+
+  it("tells the page each time the shadow starts again, so the Live panel can say so", () => {
+    const host = fakeHost();
+    host.host.handle({ type: "live-start", settings, config });
+    const early = rec.script.filter((x) => x.input.at <= 1_000_000);
+    host.host.handle({ type: "live-feed", items: early, plans: Object.entries(rec.plans), rewritten: false, watermark: 1_000_000 });
+    expect(host.posts.some((p) => p.type === "live-rebuilt")).toBe(false);
+    // An item at 0.5 s after the shadow was given everything to 1 s: a late report.
+    const late = rec.script.find((x) => x.input.at > 400_000 && x.input.at < 600_000) as ScriptItem;
+    host.host.handle({ type: "live-feed", items: [late], plans: [], rewritten: false, watermark: 1_000_000 });
+    // The router moved an item it had handed over: it sends the whole script again.
+    host.host.handle({ type: "live-feed", items: early, plans: [], rewritten: true, watermark: 1_000_000 });
+    expect(host.posts.filter((p) => p.type === "live-rebuilt").map((p) => (p as { rebuilds: number }).rebuilds)).toEqual([1, 2]);
+  });
+
+  it("opened in the simulator, compares every process's digest with the live one", () => {
+    const host = fakeHost();
+    host.host.handle({ type: "live-open", settings, recording: rec });
+    const check = host.posts.find((p) => p.type === "replay-check");
+    expect(check?.type === "replay-check" && check.check.digests.every((d) => d.same)).toBe(true);
+    expect(check?.type === "replay-check" && check.check.digests.length).toBe(h.router.ids.length);
   });
 });

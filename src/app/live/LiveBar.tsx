@@ -59,6 +59,7 @@ export function LiveBar() {
 function LiveStatus() {
   const lab = useLabStore();
   const s = useLiveMode((m) => m.state);
+  const rebuilds = useLab((x) => x.liveRebuilds);
   if (s === null) return null;
   const up = s.threads.filter((t) => t.status === "running" || t.status === "paused").length;
   return (
@@ -85,6 +86,15 @@ function LiveStatus() {
           <span title="When the recording is full, the run ends and opens in the simulator" data-testid="live-recorded">
             recorded {s.inputs.toLocaleString("en")} of {s.maxInputs.toLocaleString("en")} inputs
           </span>
+          {rebuilds > 0 && (
+            <span
+              data-testid="live-rebuilds"
+              title="A thread reported an input after the dashboard had already drawn past its time (a slow thread), so the dashboard replayed the recording again from its start"
+            >
+              {" "}
+              · dashboard replayed again {rebuilds} time{rebuilds === 1 ? "" : "s"} (a thread reported late)
+            </span>
+          )}
         </p>
       </div>
       <button

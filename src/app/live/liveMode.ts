@@ -52,7 +52,7 @@ export async function enterLive(lab: LabStore): Promise<void> {
   const settings = st.settings;
   if (settings === null) return;
   useLiveMode.setState({ busy: "Starting one thread per process…", recording: null });
-  lab.setState({ replayCheck: null });
+  lab.setState({ replayCheck: null, liveRebuilds: 0 });
   try {
     await startCluster(lab, settings);
   } catch (e) {
