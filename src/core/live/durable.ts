@@ -191,8 +191,8 @@ export function stateDigest(value: unknown): string {
     if (Array.isArray(o)) {
       word(`[${o.length}`);
       for (const x of o) walk(x);
-        word("]");
-        return;
+      word("]");
+      return;
     }
     if (ArrayBuffer.isView(o)) {
       word(`t${Array.from(o as Uint32Array).join(",")}`);
