@@ -137,12 +137,18 @@ async function setSpeed(page: Page, speed: number): Promise<void> {
 async function startLive(browser: Browser, speed: number): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   page.on("pageerror", (e) => console.log(`  page error: ${e.message}`));
-  await page.goto(BASE);
-  await page.getByRole("button", { name: "Live (real threads)" }).click();
-  await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
-  await setSpeed(page, speed);
-  await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
-  return page;
+  try {
+    await page.goto(BASE);
+    await page.getByRole("button", { name: "Live (real threads)" }).click();
+    await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
+    await setSpeed(page, speed);
+    await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
+    return page;
+  } catch (e) {
+    // Its workers must not go on using the machine through the cases that follow.
+    await page.close();
+    throw e;
+  }
 }
 
 function dedicatedWorkers(page: Page): { sim: number; router: number; process: number } {
