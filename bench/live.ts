@@ -22,10 +22,12 @@
  *    that does not fall behind (and every speed below it does not either).
  *
  * Figures only, no pass/fail. Environment: LIVE_SOAK_MINUTES (default 10 at each speed; 0 skips the soak),
+ * LIVE_SOAK_SPEEDS (default "1,5": the soak's phases),
  * LIVE_SPEEDS, LIVE_SPEED_SECONDS, BENCH_PORT (default 4329), CHROMIUM_PATH.
  * Needs a build (`vite build`); `npm run bench:live` does that first.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { type Browser, chromium, type Page } from "@playwright/test";
 import { MAX_RECORDED_INPUTS } from "../src/core/live/recording";
 import { decideBrowser, probeBrowser } from "../e2e/browser";
@@ -37,6 +39,8 @@ const SPEED_SECONDS = Number(process.env.LIVE_SPEED_SECONDS ?? 20);
 const BASE = `http://localhost:${PORT}/?seed=1&bench`;
 /** The toolbar's speeds (SPEEDS in worker/protocol.ts): its top one. */
 const TOP_UI_SPEED = 5;
+/** The soak's phases: LIVE_SOAK_MINUTES at each of these speeds, in order. */
+const SOAK_SPEEDS = (process.env.LIVE_SOAK_SPEEDS ?? `1,${TOP_UI_SPEED}`).split(",").map(Number).filter((x) => x > 0);
 
 // ---- in the page (strings: tsx's name-keeping helper does not exist there) ----
 
@@ -151,6 +155,23 @@ async function startLive(browser: Browser, speed: number): Promise<Page> {
   }
 }
 
+/** The leader, the threads not running, and any message the page shows (an error, a refused action). */
+async function health(page: Page, p: Probe): Promise<string> {
+  const notRunning = p.threads.filter((t) => t.status !== "running").map((t) => `${t.id} ${t.status}`);
+  const alerts = (await page.getByRole("alert").allTextContents()).map((x) => x.trim()).filter((x) => x !== "");
+  return `leader ${p.leader ?? "none"} (term ${p.term ?? "?"}); not running: ${notRunning.length === 0 ? "none" : notRunning.join(", ")}${alerts.length > 0 ? `; the page says: ${alerts.join(" | ").slice(0, 400)}` : ""}`;
+}
+
+/** A replay that is not the live run: its recording is kept for `npm run sim -- --replay FILE`. */
+async function keepIfDifferent(page: Page, check: string, name: string): Promise<void> {
+  if (check.startsWith("✓")) return;
+  const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Save recording" }).click()]);
+  const file = `dist/bench/${name}.json`;
+  mkdirSync("dist/bench", { recursive: true });
+  await d.saveAs(file);
+  console.log(`    its recording: ${file} (npm run sim -- --replay ${file})`);
+}
+
 function dedicatedWorkers(page: Page): { sim: number; router: number; process: number } {
   const urls = page.workers().map((w) => w.url());
   return { sim: urls.filter((u) => u.includes("sim.worker")).length, router: urls.filter((u) => u.includes("router.worker")).length, process: urls.filter((u) => u.includes("process.worker")).length };
@@ -218,8 +239,9 @@ interface Sample {
 
 async function soak(browser: Browser): Promise<void> {
   const phase = SOAK_MINUTES * 60_000;
-  console.log(`\n== Soak: random faults, fencing on: ${SOAK_MINUTES} min at 1×, then ${SOAK_MINUTES} min at ${TOP_UI_SPEED}× (the toolbar's top speed) ==`);
-  const page = await startLive(browser, 1);
+  console.log(`\n== Soak: random faults, fencing on: ${SOAK_MINUTES} min at each of ${SOAK_SPEEDS.map((x) => `${x}×`).join(", then ")} (${TOP_UI_SPEED}× is the toolbar's top speed) ==`);
+  let speed = SOAK_SPEEDS[0] as number;
+  const page = await startLive(browser, speed);
   const r = rng(16);
   const counts: Record<string, number> = {};
   const start = Date.now();
@@ -229,19 +251,22 @@ async function soak(browser: Browser): Promise<void> {
     const p = await probe(page);
     samples.push({ label, minute: (Date.now() - start) / 60_000, speed: speedNow, inputs: p.inputs, bytes: mem.total ?? mem.page ?? 0, mem });
     console.log(memLine(`${label} (${((Date.now() - start) / 60_000).toFixed(1)} min, ${speedNow}×, ${p.inputs ?? "?"} inputs recorded)`, mem));
+    console.log(`    ${await health(page, p)}`);
   };
-  await sample("start", 1);
-  let speed = 1;
+  await sample("start", speed);
   let nextSample = Date.now() + 60_000;
   /** Runs that filled their recording and ended, and the violations found in them. */
   const ended: string[] = [];
   let earlierViolations = 0;
   let last: Probe = await probe(page);
-  while (Date.now() - start < 2 * phase) {
-    if (speed === 1 && Date.now() - start >= phase) {
+  let phaseAt = 0;
+  while (Date.now() - start < SOAK_SPEEDS.length * phase) {
+    const due = Math.floor((Date.now() - start) / phase);
+    if (due > phaseAt) {
+      phaseAt = due;
       await act(page, { type: "heal" });
-      await sample("end of 1×", 1);
-      speed = TOP_UI_SPEED;
+      await sample(`end of ${speed}×`, speed);
+      speed = SOAK_SPEEDS[due] as number;
       await setSpeed(page, speed);
     }
     // A run whose recording filled up (MAX_RECORDED_INPUTS) ended and opened in the simulator: count it, start a new one.
@@ -250,6 +275,7 @@ async function soak(browser: Browser): Promise<void> {
       const check = (await page.getByTestId("replay-check").textContent()) ?? "";
       const v = Number((await probe(page)).violations);
       ended.push(`${ended.length + 1}: ${check.slice(0, 60)}…, ${v} violation(s)`);
+      await keepIfDifferent(page, check, `live-soak-run-${ended.length}`);
       earlierViolations += Number.isFinite(v) ? v : 0;
       await page.evaluate("globalThis.leaseLabLive = undefined");
       await page.getByRole("button", { name: "New live run" }).click();
@@ -302,7 +328,10 @@ async function soak(browser: Browser): Promise<void> {
   const before = dedicatedWorkers(page);
   await page.getByRole("button", { name: "Open in the simulator" }).click();
   await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
-  console.log(`  the last run opened in the simulator: ${(await page.getByTestId("replay-check").textContent()) ?? "?"}`);
+  const check = (await page.getByTestId("replay-check").textContent()) ?? "?";
+  console.log(`  the last run opened in the simulator: ${check}`);
+  await keepIfDifferent(page, check, "live-soak-last-run");
+  console.log(`    ${await health(page, await probe(page))}`);
   let after = dedicatedWorkers(page);
   for (let i = 0; i < 50 && after.process + after.router > 0; i++) {
     await sleep(200);
