@@ -3,7 +3,8 @@
  * workers drive them, with the threads' timing made up by a seeded stream: a message waits in
  * a worker's port for a while before it is handled, a timer goes off late, a paused thread
  * handles everything that came due when it wakes, a terminated worker loses what it had not
- * handled. The recording it makes must replay exactly (tests/core/live.test.ts).
+ * handled, and every message crosses to its receiver as a copy (structured clone), as it
+ * does between workers. The recording it makes must replay exactly (tests/core/live.test.ts).
  */
 import { decodeDurable, encodeDurable, stateDigest } from "../../src/core/live/durable";
 import { type LiveMessage, LiveProcess, type LiveStep } from "../../src/core/live/process";
@@ -132,7 +133,8 @@ export class LiveHarness {
       this.routerAt = null;
       for (const m of this.router.due(this.now)) {
         const w = this.workers.get(m.to);
-        if (w !== undefined) this.push({ at: this.now + this.lag(), kind: "port", to: m.to, inc: w.proc.incarnation, msg: m });
+        // A worker gets its own copy of every message, as postMessage gives it (structured clone).
+        if (w !== undefined) this.push({ at: this.now + this.lag(), kind: "port", to: m.to, inc: w.proc.incarnation, msg: structuredClone(m) });
       }
       this.armRouter();
       return;
@@ -171,7 +173,7 @@ export class LiveHarness {
   /** After a call: the disk first, then the report (inputs and sends) to the router, then a pause or the timer. */
   private after(w: Worker, step: LiveStep): void {
     if (step.persist !== null) this.disks.set(w.proc.id, encodeDurable(step.persist));
-    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), step.sends);
+    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), structuredClone(step.sends));
     this.armRouter();
     if (step.pauseUs !== null) this.freeze(w, step.pauseUs);
     else this.armTimer(w);

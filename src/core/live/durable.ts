@@ -139,10 +139,16 @@ const NOT_STATE: ReadonlySet<string> = new Set(["chunks", "frozen", "snap", "sho
 /**
  * A digest of a value's whole structure (objects by their sorted own fields, Maps and Sets in
  * order, typed arrays by their numbers), leaving out functions, undefined fields and caches.
- * Shared and cyclic parts are walked once (a repeat is written as a back-reference).
+ *
+ * It is a digest of the value, whatever is shared: an object reached twice is walked twice.
+ * In a worker every message is a copy of its own (postMessage clones it); in the replay a
+ * process may hold the very object its sender sent, twice over (a request sent again, appended
+ * to the log twice). Equal states must digest the same either way. Only a cycle (an object
+ * inside itself) is written as a reference, to the depth of the object it repeats.
  */
 export function stateDigest(value: unknown): string {
-  const seen = new Map<object, number>();
+  /** The objects being walked, outermost first, by their depth. */
+  const open = new Map<object, number>();
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193;
   const word = (s: string): void => {
@@ -182,12 +188,16 @@ export function stateDigest(value: unknown): string {
       }
     }
     const o = v as object;
-    const ref = seen.get(o);
+    const ref = open.get(o);
     if (ref !== undefined) {
       word(`@${ref}`);
       return;
     }
-    seen.set(o, seen.size);
+    open.set(o, open.size);
+    walkObject(o);
+    open.delete(o);
+  };
+  const walkObject = (o: object): void => {
     if (Array.isArray(o)) {
       word(`[${o.length}`);
       for (const x of o) walk(x);
