@@ -36,7 +36,7 @@ function mergeInto(into: ScriptItem[], items: readonly ScriptItem[]): ScriptItem
   if (items.length === 0) return into;
   const last = into[into.length - 1];
   if (last === undefined || (items[0] as ScriptItem).input.at >= last.input.at) {
-    into.push(...items);
+    for (const item of items) into.push(item);
     return into;
   }
   const out: ScriptItem[] = [];

@@ -105,3 +105,17 @@ describe("the worker's host in live mode", () => {
     expect(check?.type === "replay-check" && check.check.digests.length).toBe(h.router.ids.length);
   });
 });
+
+describe("a long live run's shadow", () => {
+  it("starts again over a recording of hundreds of thousands of inputs (no call takes them all as arguments)", () => {
+    const rec = recording(11);
+    // The same items over and over, each later than the last: a long recording (the replay itself is not played).
+    const span = rec.endAt + 1;
+    const many: ScriptItem[] = [];
+    for (let k = 0; many.length < 300_000; k++) for (const x of rec.script) many.push({ ...x, input: { ...x.input, at: x.input.at + k * span } });
+    const shadow = new LiveShadow(rec.config, () => new Timeline(new Replay(rec.config)));
+    shadow.feed({ items: many.slice(0, 10), plans: [], rewritten: false, watermark: 0 });
+    expect(() => shadow.feed({ items: many, plans: [], rewritten: true, watermark: (many.at(-1) as ScriptItem).input.at })).not.toThrow();
+    expect((shadow.timeline.sim as ReplaySimulation).scriptEnd).toBe((many.at(-1) as ScriptItem).input.at);
+  });
+});

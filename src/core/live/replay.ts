@@ -96,7 +96,8 @@ export class ReplaySimulation extends Simulation {
       last = item.input.at;
     }
     for (const [k, p] of plans) this.plans.set(k, p);
-    this.script.push(...items);
+    // One at a time: a shadow started again appends the whole recording, too many for push(...items)'s arguments.
+    for (const item of items) this.script.push(item);
     this.queueNext();
   }
 
