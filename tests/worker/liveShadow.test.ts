@@ -112,7 +112,7 @@ describe("a long live run's shadow", () => {
     // The same items over and over, each later than the last: a long recording (the replay itself is not played).
     const span = rec.endAt + 1;
     const many: ScriptItem[] = [];
-    for (let k = 0; many.length < 300_000; k++) for (const x of rec.script) many.push({ ...x, input: { ...x.input, at: x.input.at + k * span } });
+    for (let k = 0; many.length < 300_000; k++) for (const x of rec.script) many.push({ ...x, input: { ...x.input, at: x.input.at + k * span } } as ScriptItem);
     const shadow = new LiveShadow(rec.config, () => new Timeline(new Replay(rec.config)));
     shadow.feed({ items: many.slice(0, 10), plans: [], rewritten: false, watermark: 0 });
     expect(() => shadow.feed({ items: many, plans: [], rewritten: true, watermark: (many.at(-1) as ScriptItem).input.at })).not.toThrow();

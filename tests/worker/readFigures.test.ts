@@ -4,6 +4,7 @@ import { scenarioActions, scenarioConfig } from "../../src/core/scenario/runner"
 import { parseScenario } from "../../src/core/scenario/schema";
 import { DEFAULT_SETTINGS } from "../../src/app/params";
 import { measureHolders, measureReads, otherMode, withReads } from "../../src/worker/readFigures";
+import { readWriteFigures } from "../../src/core/scenario/readStats";
 import { scenarioFromSettings, settingsFromScenario } from "../../src/worker/settings";
 import { fakeHost } from "../support/host";
 import { loadScenario } from "../support/scenarios";
@@ -95,5 +96,26 @@ describe("the host", () => {
     // The file's actions are kept (the partition at 3 s is still ahead), its expectations dropped.
     expect(v.timeline.script?.actions ?? 0).toBeGreaterThan(0);
     expect(v.scenario).toBeUndefined();
+  });
+});
+
+describe("the read and write figures of a long history", () => {
+  it("a history of half a million operations (hours of a run) is measured, not refused by the engine's argument limit", () => {
+    const ops = Array.from({ length: 500_000 }, (_, i) => ({
+      client: "c1",
+      session: "c1#1",
+      seq: i,
+      operation: i % 2 === 0 ? "get" : "put",
+      key: "k1",
+      value: null,
+      outcome: "ok" as const,
+      output: null,
+      callUs: i * 1000,
+      returnUs: i * 1000 + 400 + (i % 7),
+    }));
+    const f = readWriteFigures(ops as unknown as Parameters<typeof readWriteFigures>[0]);
+    expect(f.reads.count).toBe(250_000);
+    expect(f.writes.maxUs).toBe(406);
+    expect(f.reads.perSecond).toBeCloseTo(500, 0);
   });
 });

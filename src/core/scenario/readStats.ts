@@ -28,8 +28,13 @@ function figures(ops: readonly HistoryOp[]): LatencyFigures {
   const done = ops.filter((o) => o.outcome === "ok" && o.returnUs !== null);
   if (done.length === 0) return { count: 0, perSecond: 0, meanUs: 0, p50Us: 0, p99Us: 0, maxUs: 0 };
   const lat = done.map((o) => (o.returnUs as number) - o.callUs).sort((a, b) => a - b);
-  const first = Math.min(...done.map((o) => o.callUs));
-  const last = Math.max(...done.map((o) => o.returnUs as number));
+  // Loops, not Math.min(...list): a long run's history has more operations than a call may take arguments.
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const o of done) {
+    first = Math.min(first, o.callUs);
+    last = Math.max(last, o.returnUs as number);
+  }
   const at = (q: number): number => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] as number;
   return {
     count: done.length,
