@@ -308,11 +308,12 @@ async function soak(browser: Browser): Promise<void> {
   const first = samples[0] as Sample;
   const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a), first);
   console.log(`  memory: largest ${mb(largest.bytes)} (${largest.label}, ${largest.inputs ?? "?"} inputs recorded); at the start ${mb(first.bytes)}`);
-  const withInputs = samples.filter((x) => x.inputs !== null && x.inputs > 10_000);
-  if (withInputs.length > 0) {
-    const perInput = Math.max(...withInputs.map((x) => (x.bytes - first.bytes) / (x.inputs as number)));
+  // The sample with the most inputs recorded: the heap over the start's, per input (early samples carry the warm-up's fixed cost).
+  const fullest = samples.reduce((a, b) => ((b.inputs ?? 0) > (a.inputs ?? 0) ? b : a), first);
+  if ((fullest.inputs ?? 0) > 10_000) {
+    const perInput = (fullest.bytes - first.bytes) / (fullest.inputs as number);
     console.log(
-      `  the recording's cost: at most ${perInput.toFixed(0)} bytes per input over the start's heap (router, shadow and page together), so a full recording (${MAX_RECORDED_INPUTS.toLocaleString("en")} inputs) holds about ${mb(first.bytes + perInput * MAX_RECORDED_INPUTS)}`,
+      `  the recording's cost: ${perInput.toFixed(0)} bytes per input over the start's heap (router, shadow and page together, at ${fullest.inputs} inputs), so a full recording (${MAX_RECORDED_INPUTS.toLocaleString("en")} inputs) holds about ${mb(first.bytes + perInput * MAX_RECORDED_INPUTS)}`,
     );
   }
   const fresh = samples.filter((x) => x.label.startsWith("new run"));

@@ -52,7 +52,8 @@ export async function enterLive(lab: LabStore): Promise<void> {
   const settings = st.settings;
   if (settings === null) return;
   useLiveMode.setState({ busy: "Starting one thread per process…", recording: null });
-  lab.setState({ replayCheck: null, liveRebuilds: 0 });
+  // A message about the run before (its recording filled up, an action refused) is not about this one.
+  lab.setState({ replayCheck: null, liveRebuilds: 0, error: null });
   try {
     await startCluster(lab, settings);
   } catch (e) {

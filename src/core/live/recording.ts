@@ -102,7 +102,8 @@ export function sortScript(items: ScriptItem[]): ScriptItem[] {
 
 /**
  * The most inputs a recording holds: about 19 minutes of a live run of the page's default
- * cluster (some 21,000 inputs a minute), some 120 MB of memory in the router and as much in the
- * dashboard's shadow. A run that reaches it ends (the page opens its recording in the simulator).
+ * cluster (some 21,000 inputs a minute; up to 35 minutes under bench:live's faults), some 100 MB
+ * of memory in the router and 165 MB in the dashboard's shadow (bench:live). A run that reaches
+ * it ends (the page opens its recording in the simulator).
  */
 export const MAX_RECORDED_INPUTS = 400_000;
