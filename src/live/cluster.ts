@@ -109,6 +109,8 @@ export class LiveCluster {
   private readonly pending = new Map<number, { readonly from: Worker | null; readonly answer: (m: FromRouter | FromProcess) => void; readonly gone: (ended: boolean) => void }>();
   private recordingWanted: { resolve: (r: LiveRecording) => void; reject: (e: Error) => void } | null = null;
   private disposed = false;
+  /** Processes whose restart waits for the router's answer. */
+  private readonly restarting = new Set<ProcId>();
   private goTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -321,13 +323,20 @@ export class LiveCluster {
 
   private async restart(id: ProcId): Promise<string | null> {
     const t = this.threads.get(id);
-    if (t === undefined || t.worker !== null) return null;
-    const m = await this.ask<Extract<FromRouter, { type: "restarted" }> | null>(
-      null,
-      (requestId) => this.toRouter({ type: "restart", id, requestId }),
-      (x) => (x.type === "restarted" ? x : undefined),
-      () => null,
-    );
+    // A second restart while the router answers the first would start a second worker.
+    if (t === undefined || t.worker !== null || this.restarting.has(id)) return null;
+    this.restarting.add(id);
+    let m: Extract<FromRouter, { type: "restarted" }> | null;
+    try {
+      m = await this.ask<Extract<FromRouter, { type: "restarted" }> | null>(
+        null,
+        (requestId) => this.toRouter({ type: "restart", id, requestId }),
+        (x) => (x.type === "restarted" ? x : undefined),
+        () => null,
+      );
+    } finally {
+      this.restarting.delete(id);
+    }
     if (m === null || this.disposed) return "the live run ended first";
     t.incarnation = m.incarnation;
     const port = this.spawn(t, m.clock);

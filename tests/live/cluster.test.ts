@@ -121,3 +121,27 @@ describe("ending a live run", () => {
     await expect(done).rejects.toThrow("the live run ended first");
   });
 });
+
+describe("restarting a process", () => {
+  beforeEach(() => {
+    SilentWorker.made = [];
+    vi.stubGlobal("Worker", SilentWorker);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("twice before the router answers starts one new worker, not two", async () => {
+    const c = new LiveCluster(config, 1, listener);
+    await c.act({ type: "crash", proc: "h2" }, resolve);
+    const router = SilentWorker.made.find((w) => w.options.name === "lease-lab-router") as SilentWorker;
+    const first = c.act({ type: "restart", proc: "h2" }, resolve);
+    const second = c.act({ type: "restart", proc: "h2" }, resolve);
+    const asks = router.sent.filter((m) => (m as { type: string }).type === "restart") as { requestId: number }[];
+    expect(asks).toHaveLength(1);
+    router.onmessage?.({ data: { type: "restarted", requestId: asks[0]?.requestId, incarnation: 1, clock: { baseT: 0, baseLocal: 0, driftPpm: 0 } } } as MessageEvent);
+    await expect(first).resolves.toBeNull();
+    await expect(second).resolves.toBeNull();
+    expect(SilentWorker.made.filter((w) => w.options.name === "lease-lab-h2")).toHaveLength(2);
+    expect(c.state().threads.find((t) => t.id === "h2")?.incarnation).toBe(1);
+    c.dispose();
+  });
+});
