@@ -142,8 +142,9 @@ const NOT_STATE: ReadonlySet<string> = new Set(["chunks", "frozen", "snap", "sho
  *
  * It is a digest of the value, whatever is shared: an object reached twice is walked twice.
  * In a worker every message is a copy of its own (postMessage clones it); in the replay a
- * process may hold the very object its sender sent, twice over (a request sent again, appended
- * to the log twice). Equal states must digest the same either way. Only a cycle (an object
+ * process holds the very object its sender sent, so one object can sit in two places of its
+ * state (a request that reached the leader twice, say, in two log entries) where the worker
+ * holds two equal copies. Equal states must digest the same either way. Only a cycle (an object
  * inside itself) is written as a reference, to the depth of the object it repeats.
  */
 export function stateDigest(value: unknown): string {
