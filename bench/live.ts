@@ -5,14 +5,15 @@
  * this script can inject faults and set speeds the UI does not offer.
  *
  * 1. The soak: random faults (kill/restart nodes and holders, pauses, partitions and heal,
- *    clock drift, GC pauses of holders), fencing on: LIVE_SOAK_MINUTES at 1×, then as long again
- *    at the toolbar's top speed (a run that fills its recording opens in the simulator, has its
- *    replay checked, and a new live run goes on). It prints the violations the dashboard's
- *    checkers found (expected: 0), the page's JS heap and each worker's (measured with
- *    performance.measureUserAgentSpecificMemory, which the page's cross-origin isolation
- *    allows) at the start, the middle and the end, whether they stayed bounded, and, after
- *    leaving live mode, the browser's own count of dedicated workers (only the simulation
- *    worker should remain).
+ *    clock drift, GC pauses of holders), fencing on: LIVE_SOAK_MINUTES at each speed of
+ *    LIVE_SOAK_SPEEDS (1× then the toolbar's top speed). A run that fills its recording opens in
+ *    the simulator, has its replay checked, and a new live run goes on. It prints the violations
+ *    the dashboard's checkers found (expected: 0); the page's JS heap and each worker's (measured
+ *    with performance.measureUserAgentSpecificMemory, which the page's cross-origin isolation
+ *    allows) every minute, with the inputs recorded: the bytes per input, and whether a fresh run
+ *    starts where the first did; at the end, the last run opened in the simulator (its replay
+ *    check) and the browser's own count of dedicated workers (only the simulation worker should
+ *    remain). A run whose replay is not the live run has its recording saved in dist/bench/.
  * 2. The speed figure: for each speed in LIVE_SPEEDS (default 1,2,5,10,20,50,100), a fresh live
  *    run with no faults for LIVE_SPEED_SECONDS (default 20) real seconds after its first
  *    leader: the processes' timer lateness in virtual ms (p95 and max of each thread's worst
@@ -162,6 +163,13 @@ async function health(page: Page, p: Probe): Promise<string> {
   return `leader ${p.leader ?? "none"} (term ${p.term ?? "?"}); not running: ${notRunning.length === 0 ? "none" : notRunning.join(", ")}${alerts.length > 0 ? `; the page says: ${alerts.join(" | ").slice(0, 400)}` : ""}`;
 }
 
+/** Waits for the replay check of a live run opened in the simulator, and returns it. */
+async function replayCheck(page: Page): Promise<string> {
+  const check = page.getByTestId("replay-check");
+  await check.filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
+  return (await check.textContent()) ?? "";
+}
+
 /** A replay that is not the live run: its recording is kept for `npm run sim -- --replay FILE`. */
 async function keepIfDifferent(page: Page, check: string, name: string): Promise<void> {
   if (check.startsWith("✓")) return;
@@ -230,11 +238,8 @@ async function fault(page: Page, r: Rng, p: Probe, speed: number, counts: Record
 
 interface Sample {
   readonly label: string;
-  readonly minute: number;
-  readonly speed: number;
   readonly inputs: number | null;
   readonly bytes: number;
-  readonly mem: Memory;
 }
 
 async function soak(browser: Browser): Promise<void> {
@@ -249,7 +254,7 @@ async function soak(browser: Browser): Promise<void> {
   const sample = async (label: string, speedNow: number): Promise<void> => {
     const mem = (await page.evaluate(MEMORY)) as Memory;
     const p = await probe(page);
-    samples.push({ label, minute: (Date.now() - start) / 60_000, speed: speedNow, inputs: p.inputs, bytes: mem.total ?? mem.page ?? 0, mem });
+    samples.push({ label, inputs: p.inputs, bytes: mem.total ?? mem.page ?? 0 });
     console.log(memLine(`${label} (${((Date.now() - start) / 60_000).toFixed(1)} min, ${speedNow}×, ${p.inputs ?? "?"} inputs recorded)`, mem));
     console.log(`    ${await health(page, p)}`);
   };
@@ -271,8 +276,7 @@ async function soak(browser: Browser): Promise<void> {
     }
     // A run whose recording filled up (MAX_RECORDED_INPUTS) ended and opened in the simulator: count it, start a new one.
     if (await page.evaluate("document.querySelector('[data-testid=live-workers]') === null && document.querySelector('[data-testid=replay-check]') !== null")) {
-      await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
-      const check = (await page.getByTestId("replay-check").textContent()) ?? "";
+      const check = await replayCheck(page);
       const v = Number((await probe(page)).violations);
       ended.push(`${ended.length + 1}: ${check.slice(0, 60)}…, ${v} violation(s)`);
       await keepIfDifferent(page, check, `live-soak-run-${ended.length}`);
@@ -328,8 +332,7 @@ async function soak(browser: Browser): Promise<void> {
   // End the last run the way a user would: open it in the simulator, which replays it whole and compares every digest.
   const before = dedicatedWorkers(page);
   await page.getByRole("button", { name: "Open in the simulator" }).click();
-  await page.getByTestId("replay-check").filter({ hasText: /digests|differently|could not follow/ }).waitFor({ timeout: 300_000 });
-  const check = (await page.getByTestId("replay-check").textContent()) ?? "?";
+  const check = await replayCheck(page);
   console.log(`  the last run opened in the simulator: ${check}`);
   await keepIfDifferent(page, check, "live-soak-last-run");
   console.log(`    ${await health(page, await probe(page))}`);
