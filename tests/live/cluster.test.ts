@@ -1,6 +1,6 @@
 /**
  * The page's side of a live run (src/live/cluster.ts) with stand-in workers: what it asks of a
- * worker that is killed, or of a run that ends, before the answer comes.
+ * worker that is killed, or of a run that ends, before the answer comes; a restart asked twice.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultConfig, mergeConfig } from "../../src/core/sim/config";
@@ -36,20 +36,28 @@ const worker = (name: string): SilentWorker => {
   return w;
 };
 
-describe("a live run's requests", () => {
-  let cluster: LiveCluster | null = null;
-  beforeEach(() => {
-    SilentWorker.made = [];
-    vi.stubGlobal("Worker", SilentWorker);
-    cluster = new LiveCluster(config, 1, listener);
-  });
-  afterEach(() => {
-    cluster?.dispose();
-    vi.unstubAllGlobals();
-  });
+/** Clusters made by a test, disposed after it (their start timers and stand-in workers). */
+let made: LiveCluster[] = [];
+const cluster = (): LiveCluster => {
+  const c = new LiveCluster(config, 1, listener);
+  made.push(c);
+  return c;
+};
 
+beforeEach(() => {
+  SilentWorker.made = [];
+  made = [];
+  vi.stubGlobal("Worker", SilentWorker);
+});
+afterEach(() => {
+  for (const c of made) c.dispose();
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe("a live run's requests", () => {
   it("a request to a process that is killed before it answers is answered: it was killed", async () => {
-    const c = cluster as LiveCluster;
+    const c = cluster();
     const asked = c.act({ type: "clock", proc: "h1", driftPpm: 5000 }, resolve);
     expect(worker("h1").sent.some((m) => (m as { type: string }).type === "act")).toBe(true);
     await c.act({ type: "crash", proc: "h1" }, resolve);
@@ -58,7 +66,7 @@ describe("a live run's requests", () => {
   });
 
   it("a request to another process is still waited for when one is killed", async () => {
-    const c = cluster as LiveCluster;
+    const c = cluster();
     let answered = false;
     void c.act({ type: "clock", proc: "h2", driftPpm: 5000 }, resolve).then(() => {
       answered = true;
@@ -69,7 +77,7 @@ describe("a live run's requests", () => {
   });
 
   it("the run's end answers every request still waiting, to a process or to the router", async () => {
-    const c = cluster as LiveCluster;
+    const c = cluster();
     const toProcess = c.act({ type: "clock", proc: "n2", driftPpm: 5000 }, resolve);
     const toRouter = c.act({ type: "heal" }, resolve);
     const restart = (async () => {
@@ -85,23 +93,14 @@ describe("a live run's requests", () => {
 });
 
 describe("ending a live run", () => {
-  beforeEach(() => {
-    SilentWorker.made = [];
-    vi.stubGlobal("Worker", SilentWorker);
-  });
-  afterEach(() => {
-    vi.unstubAllGlobals();
-    vi.useRealTimers();
-  });
-
   it("a router that never hands over the recording: finish gives up with a reason, after a while", async () => {
     vi.useFakeTimers();
-    const c = new LiveCluster(config, 1, listener);
-    const done = c.finish();
-    const outcome = done.then(
-      () => "recording",
-      (e: Error) => e.message,
-    );
+    const outcome = cluster()
+      .finish()
+      .then(
+        () => "recording",
+        (e: Error) => e.message,
+      );
     await vi.advanceTimersByTimeAsync(9_000);
     let settled = false;
     void outcome.then(() => {
@@ -111,11 +110,10 @@ describe("ending a live run", () => {
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(2_000);
     await expect(outcome).resolves.toMatch(/router did not hand over the recording in 10 s/);
-    c.dispose();
   });
 
   it("a run disposed while it is finishing: finish says so", async () => {
-    const c = new LiveCluster(config, 1, listener);
+    const c = cluster();
     const done = c.finish();
     c.dispose();
     await expect(done).rejects.toThrow("the live run ended first");
@@ -123,16 +121,10 @@ describe("ending a live run", () => {
 });
 
 describe("restarting a process", () => {
-  beforeEach(() => {
-    SilentWorker.made = [];
-    vi.stubGlobal("Worker", SilentWorker);
-  });
-  afterEach(() => vi.unstubAllGlobals());
-
   it("twice before the router answers starts one new worker, not two", async () => {
-    const c = new LiveCluster(config, 1, listener);
+    const c = cluster();
     await c.act({ type: "crash", proc: "h2" }, resolve);
-    const router = SilentWorker.made.find((w) => w.options.name === "lease-lab-router") as SilentWorker;
+    const router = worker("router");
     const first = c.act({ type: "restart", proc: "h2" }, resolve);
     const second = c.act({ type: "restart", proc: "h2" }, resolve);
     const asks = router.sent.filter((m) => (m as { type: string }).type === "restart") as { requestId: number }[];
@@ -142,6 +134,5 @@ describe("restarting a process", () => {
     await expect(second).resolves.toBeNull();
     expect(SilentWorker.made.filter((w) => w.options.name === "lease-lab-h2")).toHaveLength(2);
     expect(c.state().threads.find((t) => t.id === "h2")?.incarnation).toBe(1);
-    c.dispose();
   });
 });
