@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeDurable, encodeDurable, stateDigest, throughDisk } from "../../src/core/live/durable";
+import { decodeDurable, encodeDurable, NOT_STATE, stateDigest, throughDisk } from "../../src/core/live/durable";
 import type { LiveProcess } from "../../src/core/live/process";
 import { ReplaySimulation } from "../../src/core/live/replay";
 import { LiveRouter } from "../../src/core/live/router";
@@ -103,7 +103,6 @@ describe("a process's disk", () => {
   });
 
   it("every process of a replay digests the same as a copy of it that shares nothing (what a worker holds)", () => {
-    const CACHES = new Set(["chunks", "frozen", "snap", "shownValue", "shownState", "parts"]);
     /** A deep copy in which every object reached is a copy of its own (prototypes and functions kept, cycles kept as cycles). */
     const unshared = (v: unknown, open = new Map<object, object>()): unknown => {
       if (v === null || typeof v !== "object") return v;
@@ -122,8 +121,8 @@ describe("a process's disk", () => {
       else
         for (const k of Object.keys(v)) {
           const x = (v as Record<string, unknown>)[k];
-          // The digest leaves caches out (durable.ts NOT_STATE): kept as they are (the statechart's snapshot is a large graph).
-          (out as Record<string, unknown>)[k] = CACHES.has(k) ? x : unshared(x, open);
+          // The digest leaves caches out: kept as they are (the statechart's snapshot is a large graph).
+          (out as Record<string, unknown>)[k] = NOT_STATE.has(k) ? x : unshared(x, open);
         }
       open.delete(v);
       return out;

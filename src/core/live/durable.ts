@@ -134,7 +134,7 @@ export function throughDisk(d: Durable): Durable {
  * worker never does), the holder's resolved statechart snapshot and its last state words
  * (both rebuilt from its plain state).
  */
-const NOT_STATE: ReadonlySet<string> = new Set(["chunks", "frozen", "snap", "shownValue", "shownState", "parts"]);
+export const NOT_STATE: ReadonlySet<string> = new Set(["chunks", "frozen", "snap", "shownValue", "shownState", "parts"]);
 
 /**
  * A digest of a value's whole structure (objects by their sorted own fields, Maps and Sets in
