@@ -91,6 +91,15 @@ interface Thread {
   memoryDisk: string | null;
 }
 
+/** A request awaiting its answer (ask()). */
+interface Pending {
+  /** The worker that owes the answer (null: the router). */
+  readonly from: Worker | null;
+  readonly answer: (m: FromRouter | FromProcess) => void;
+  /** Its worker was terminated first: `ended` when the whole run ended, else the process was killed. */
+  readonly gone: (ended: boolean) => void;
+}
+
 let requestIds = 0;
 
 export class LiveCluster {
@@ -105,8 +114,8 @@ export class LiveCluster {
   private waiting: Readonly<Record<ProcId, number>> = {};
   private inputs = 0;
   private late: { at: number; ms: number; virtualMs: number }[] = [];
-  /** Requests awaiting an answer, with the worker that owes it (null: the router). */
-  private readonly pending = new Map<number, { readonly from: Worker | null; readonly answer: (m: FromRouter | FromProcess) => void; readonly gone: (ended: boolean) => void }>();
+  /** Requests awaiting an answer, by request id. */
+  private readonly pending = new Map<number, Pending>();
   private recordingWanted: { resolve: (r: LiveRecording) => void; reject: (e: Error) => void } | null = null;
   private disposed = false;
   /** Processes whose restart waits for the router's answer. */

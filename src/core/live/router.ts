@@ -71,7 +71,7 @@ export class LiveRouter {
 
   /** The recording is full (MAX_RECORDED_INPUTS): the run must end. */
   get full(): boolean {
-    return this.script.length >= this.maxInputs;
+    return this.inputs >= this.maxInputs;
   }
 
   /** Inputs recorded so far. */
