@@ -5,12 +5,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeDurable, encodeDurable, NOT_STATE, stateDigest, throughDisk } from "../../src/core/live/durable";
-import type { LiveProcess } from "../../src/core/live/process";
+import { type LiveMessage, LiveProcess } from "../../src/core/live/process";
 import { ReplaySimulation } from "../../src/core/live/replay";
 import { LiveRouter } from "../../src/core/live/router";
 import { Timeline } from "../../src/core/replay/timeline";
 import { Simulation } from "../../src/core/sim/sim";
 import type { TraceEvent } from "../../src/core/sim/trace";
+import { LiveHarness } from "../support/liveHarness";
 import { faultyRun, liveConfig as config } from "../support/liveRuns";
 
 describe("the router's network model", () => {
@@ -56,6 +57,59 @@ describe("the router's network model", () => {
     const reasons = router.takeScript().items.flatMap((x) => (x.input.kind === "drop" ? [`${x.input.key}:${x.input.reason}`] : []));
     expect(reasons.sort()).toEqual(["a:partition", "b:down"]);
     expect(router.act(0, { type: "partition", groups: [["n1"], ["n1", "n2"]] })).toMatch(/two groups/);
+  });
+});
+
+describe("threads whose clocks differ (each worker reads its own)", () => {
+  it("a kill just after a report, the router's clock behind the worker's: the crash still comes after what the worker reported", () => {
+    const router = new LiveRouter(config(3));
+    router.report(1_000_000, "n1", 0, [{ at: 1_000_400, kind: "timer" }], []);
+    router.crashed(1_000_100, "n1");
+    const mine = router.takeScript().items.filter((x) => x.proc === "n1");
+    expect(mine.map((x) => x.input.kind)).toEqual(["timer", "crash"]);
+    expect(mine[1]?.input.at).toBe(1_000_400);
+  });
+
+  it("kills that come right after a report, on threads whose clocks run ahead of the router's, replay exactly", () => {
+    // Each seed: a run with threads' clocks up to 3 ms apart; every node is killed at a moment
+    // its clock reads ahead of the router's (when it last handled something there).
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
+        const h = new LiveHarness(config(seed), seed, undefined, 3_000);
+        let t = 800_000;
+        let kills = 0;
+        while (kills < 3 && t < 4_000_000) {
+          t += 997;
+          h.runTo(t);
+          for (const [id, w] of h.workers) {
+            if (id.startsWith("n") && w.last > h.now && kills < 3) {
+              h.crash(id);
+              kills++;
+            }
+          }
+        }
+        h.runTo(t + 600_000);
+        for (const id of h.router.ids) h.restart(id);
+        h.runTo(t + 1_500_000);
+        const rec = h.recording();
+        const replay = new ReplaySimulation(rec.config, rec);
+        replay.advanceTo(rec.endAt);
+        const problems = replay.violations.filter((v) => v.invariant === "assertion");
+        if (kills === 0 || problems.length > 0 || JSON.stringify(replay.digests()) !== JSON.stringify(rec.digests))
+          throw new Error(`seed ${seed}: ${kills === 0 ? "no kill came just after a report" : problems.map((p) => p.detail).join("; ") || "digests differ"}`);
+      }),
+      { numRuns: 10, seed: 20261127 },
+    );
+  });
+
+  it("a message whose sender's clock runs ahead is handled after it was sent, and never before the receiver's last input", () => {
+    const p = new LiveProcess(config(4), "n2", 0, null);
+    p.boot(0);
+    p.takeInputs();
+    const msg = (key: string, sentAt: number): LiveMessage => ({ key, copy: 0, from: "n1", to: "n2", sentAt, payload: { type: "TimeoutNow", term: 0 } as never });
+    p.message(10_000, msg("a", 12_000));
+    p.message(10_500, msg("b", 10_200));
+    expect(p.takeInputs().map((i) => i.at)).toEqual([12_001, 12_001]);
   });
 });
 
@@ -171,6 +225,22 @@ describe("the replay of a live run", () => {
         }
       }),
       { numRuns: 12, seed: 20261125 },
+    );
+  });
+
+  it("ends the same through kills, pauses, partitions and drift, the threads' clocks up to 2 ms apart (each worker reads its own)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
+        const h = faultyRun(seed, 6_000_000, 2_000);
+        const rec = h.recording();
+        const replay = new ReplaySimulation(rec.config, rec);
+        replay.advanceTo(rec.endAt);
+        const problems = replay.violations.filter((v) => v.invariant === "assertion");
+        if (problems.length > 0 || JSON.stringify(replay.digests()) !== JSON.stringify(rec.digests)) {
+          throw new Error(`seed ${seed}: ${problems.map((p) => p.detail).join("; ") || "digests differ"}`);
+        }
+      }),
+      { numRuns: 12, seed: 20261127 },
     );
   });
 

@@ -27,6 +27,10 @@ interface Worker {
   /** Tasks that came due while it was paused, in the order they came. */
   backlog: Task[];
   timerGen: number;
+  /** Its thread's clock runs this far ahead of the router's (negative: behind), as threads' clocks differ. */
+  readonly skewUs: number;
+  /** The latest time it read (a thread's clock never goes back). */
+  last: number;
 }
 
 export class LiveHarness {
@@ -43,6 +47,8 @@ export class LiveHarness {
     readonly config: SimConfig,
     jitterSeed: number,
     readonly jitterUs = 3_000,
+    /** Most a thread's clock differs from the router's (µs), either way. */
+    readonly skewUs = 0,
   ) {
     this.rng = Rng.fromSeed(jitterSeed);
     this.router = new LiveRouter(config);
@@ -87,7 +93,7 @@ export class LiveHarness {
     const w = this.workers.get(id);
     if (w === undefined) return "down";
     if (w.pausedUntil !== null) return "paused";
-    const step = w.proc.act(this.now, action);
+    const step = w.proc.act(this.clock(w), action);
     this.after(w, step);
     return step.refused;
   }
@@ -110,14 +116,23 @@ export class LiveHarness {
   }
 
   recording(): LiveRecording {
-    return this.router.recording(this.now, 1, this.digests());
+    const rec = this.router.recording(this.now, 1, this.digests());
+    // As the router's shell does: a thread whose clock runs ahead may have handled an input after the router's now.
+    return { ...rec, endAt: Math.max(rec.endAt, rec.script[rec.script.length - 1]?.input.at ?? 0) };
   }
 
   private spawn(id: ProcId, inc: number, durable: ReturnType<typeof decodeDurable> | null = null, clock?: ClockState): void {
     const proc = new LiveProcess(this.config, id, inc, durable, clock);
-    const w: Worker = { proc, pausedUntil: null, backlog: [], timerGen: 0 };
+    const skewUs = this.skewUs === 0 ? 0 : this.rng.int(-this.skewUs, this.skewUs);
+    const w: Worker = { proc, pausedUntil: null, backlog: [], timerGen: 0, skewUs, last: 0 };
     this.workers.set(id, w);
-    this.after(w, proc.boot(this.now));
+    this.after(w, proc.boot(inc === 0 ? 0 : this.clock(w)));
+  }
+
+  /** The time its thread reads on its clock now. */
+  private clock(w: Worker): number {
+    w.last = Math.max(w.last, this.now + w.skewUs, 0);
+    return w.last;
   }
 
   private push(t: Task extends infer U ? (U extends unknown ? Omit<U, "seq"> : never) : never): void {
@@ -143,7 +158,7 @@ export class LiveHarness {
     if (w === undefined || w.proc.incarnation !== task.inc) return;
     if (task.kind === "wake") {
       w.pausedUntil = null;
-      w.proc.wake(this.now);
+      w.proc.wake(this.clock(w));
       this.router.report(this.now, task.to, w.proc.incarnation, w.proc.takeInputs(), []);
       const backlog = w.backlog;
       w.backlog = [];
@@ -162,9 +177,9 @@ export class LiveHarness {
   }
 
   private run(w: Worker, task: Task): void {
-    if (task.kind === "port") this.after(w, w.proc.message(this.now, task.msg));
+    if (task.kind === "port") this.after(w, w.proc.message(this.clock(w), task.msg));
     else if (task.kind === "timer" && task.gen === w.timerGen) {
-      const step = w.proc.timer(this.now);
+      const step = w.proc.timer(this.clock(w));
       if (step !== null) this.after(w, step);
       else this.armTimer(w);
     }
@@ -180,17 +195,18 @@ export class LiveHarness {
   }
 
   private freeze(w: Worker, durationUs: number): void {
-    w.pausedUntil = this.now + durationUs;
-    w.proc.pause(this.now, w.pausedUntil);
+    const t = this.clock(w);
+    w.pausedUntil = t + durationUs;
+    w.proc.pause(t, w.pausedUntil);
     this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), []);
     w.timerGen++;
-    this.push({ at: w.pausedUntil, kind: "wake", to: w.proc.id, inc: w.proc.incarnation });
+    this.push({ at: w.pausedUntil - w.skewUs, kind: "wake", to: w.proc.id, inc: w.proc.incarnation });
   }
 
   private armTimer(w: Worker): void {
     w.timerGen++;
-    const at = w.proc.nextTimerAt(this.now);
-    if (at !== null) this.push({ at: at + this.lag(), kind: "timer", to: w.proc.id, inc: w.proc.incarnation, gen: w.timerGen });
+    const at = w.proc.nextTimerAt(this.clock(w));
+    if (at !== null) this.push({ at: at - w.skewUs + this.lag(), kind: "timer", to: w.proc.id, inc: w.proc.incarnation, gen: w.timerGen });
   }
 
   private armRouter(): void {

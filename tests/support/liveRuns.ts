@@ -8,9 +8,12 @@ import { LiveHarness } from "./liveHarness";
 export const liveConfig = (seed: number, patch: Parameters<typeof mergeConfig>[1] = {}): SimConfig =>
   mergeConfig(defaultConfig(), { seed, holders: { count: 2 }, clients: { count: 1, workload: "random" }, ...patch });
 
-/** A live run with faults drawn from `seed`: kills and restarts, pauses, a GC pause, partitions, drift (as in tests/core/live.test.ts). */
-export function faultyRun(seed: number, endUs: number): LiveHarness {
-  const h = new LiveHarness(liveConfig(seed, { network: { dropRate: 0.02, duplicateRate: 0.02 } }), seed * 7 + 1);
+/**
+ * A live run with faults drawn from `seed`: kills and restarts, pauses, a GC pause, partitions,
+ * drift (as in tests/core/live.test.ts); each thread's clock `skewUs` at most off the router's.
+ */
+export function faultyRun(seed: number, endUs: number, skewUs = 0): LiveHarness {
+  const h = new LiveHarness(liveConfig(seed, { network: { dropRate: 0.02, duplicateRate: 0.02 } }), seed * 7 + 1, undefined, skewUs);
   const ids = h.router.ids;
   let t = 0;
   let k = 0;

@@ -98,7 +98,8 @@ export class LiveProcess {
   }
 
   message(at: VirtualUs, m: LiveMessage): LiveStep {
-    const t = Math.max(at, m.sentAt + 1);
+    // Never before it was sent (the sender's clock may run ahead of this thread's), nor before its last input.
+    const t = Math.max(at, this.lastAt, m.sentAt + 1);
     return this.call(t, { at: t, kind: "message", from: m.from, key: m.key, copy: m.copy }, (ctx) =>
       this.logic.onMessage(ctx, m.from, m.payload),
     );

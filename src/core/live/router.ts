@@ -39,6 +39,8 @@ interface Thread {
   inbox: number;
   /** Its machine's clock, as its clock actions left it: a restarted worker reads the same clock. */
   clock: ClockState;
+  /** The time of the latest input it reported (read on its own thread's clock, which may run ahead of the router's). */
+  lastAt: VirtualUs;
 }
 
 export class LiveRouter {
@@ -63,7 +65,7 @@ export class LiveRouter {
   ) {
     const ids = clusterIds(config);
     this.ids = [...ids.nodeIds, ...ids.clientIds, ...ids.holderIds, ...(ids.storageId === null ? [] : [ids.storageId])];
-    for (const id of this.ids) this.threads.set(id, { up: true, paused: false, incarnation: 0, inbox: 0, clock: newClock() });
+    for (const id of this.ids) this.threads.set(id, { up: true, paused: false, incarnation: 0, inbox: 0, clock: newClock(), lastAt: 0 });
     const root = Rng.fromSeed(config.seed);
     this.net = Network.fromSettings(config.network, root.fork("net"));
     this.host = this.actionHost(ids.nodeIds, ids.clientIds, ids.holderIds, root.fork("refs"));
@@ -102,6 +104,7 @@ export class LiveRouter {
       if (input.kind === "pause" || input.kind === "wake") this.setPaused(from, input.kind === "pause");
       if (t.up) this.record({ proc: from, input });
       else this.recordLate(from, input);
+      t.lastAt = Math.max(t.lastAt, input.at);
     }
     for (const s of sends) this.route(now, s);
   }
@@ -170,14 +173,20 @@ export class LiveRouter {
     return null;
   }
 
-  /** The page terminated a process's worker: recorded after every input that worker reported. */
+  /**
+   * The page terminated a process's worker: recorded after every input that worker reported.
+   * Each thread reads its own clock, and the threads' clocks differ a little (a worker's may run
+   * a fraction of a millisecond ahead of the router's): a kill that comes just after a report
+   * may find the router's now earlier than the input it reported, so the crash goes no earlier
+   * than that input (else the replay would find the process down when it handled it).
+   */
   crashed(now: VirtualUs, id: ProcId): void {
     const t = this.thread(id);
     if (!t.up) return;
     t.up = false;
     t.paused = false;
     t.inbox = 0;
-    this.record({ proc: id, input: { at: now, kind: "crash" } });
+    this.record({ proc: id, input: { at: Math.max(now, t.lastAt), kind: "crash" } });
   }
 
   /** A new worker for a process: its next incarnation, and its machine's clock (it records its own restart). */
