@@ -8,6 +8,7 @@
  */
 import { createWriteStream } from "node:fs";
 import type { LiveRecording } from "../core/live/recording";
+import { DIVERGED } from "../core/live/diverged";
 import { ReplaySimulation } from "../core/live/replay";
 import { MAX_RECORDING_BYTES, parseRecordingText, RecordingFileError } from "../core/live/schema";
 import type { Violation } from "../core/sim/checkers";
@@ -23,7 +24,6 @@ export interface ReplayOptions {
 }
 
 /** How the divergence is worded in the replay's "assertion" violation (core/live/replay.ts). */
-const DIVERGED = "the replay diverged from the live run";
 
 export interface ReplayOutcome {
   readonly seed: number;

@@ -8,6 +8,7 @@
  * watermark's lag) starts the shadow again from the beginning of the recording: it replays
  * fast, and it is counted, so the page can say so.
  */
+import { DIVERGED } from "../core/live/diverged";
 import type { ReplaySimulation } from "../core/live/replay";
 import type { LiveRecording, ScriptItem, SendKey } from "../core/live/recording";
 import type { Timeline } from "../core/replay/timeline";
@@ -111,7 +112,7 @@ export class LiveShadow {
 /** Replays a whole recording and compares each process's digest with the live one. */
 export function checkReplay(sim: ReplaySimulation, recording: LiveRecording): ReplayCheck {
   const replay = sim.digests();
-  const diverged = sim.violations.find((v) => v.invariant === "assertion" && v.detail.includes("diverged"))?.detail ?? null;
+  const diverged = sim.violations.find((v) => v.invariant === "assertion" && v.detail.startsWith(DIVERGED))?.detail ?? null;
   return {
     digests: Object.entries(replay).map(([id, d]) => ({ id, live: recording.digests[id] ?? null, replay: d, same: recording.digests[id] === d })),
     diverged,

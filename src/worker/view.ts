@@ -1,4 +1,5 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
+import { DIVERGED } from "../core/live/diverged";
 import type { TimedAction } from "../core/scenario/record";
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
@@ -314,7 +315,9 @@ const EXPLANATIONS: Record<Invariant, string> = {
     "Two database replicas both acted as the primary at the same time and both accepted clients' writes (split brain). The old primary did not take itself offline when its lease ran out; only fencing at the storage stops its writes.",
 };
 
-export function explain(invariant: string): string {
+export function explain(invariant: string, detail = ""): string {
+  if (invariant === "assertion" && detail.startsWith(DIVERGED))
+    return "The dashboard replays what the live threads record, and here the recording did not fit the replay, so the dashboard stopped following the live run. This is a bug in Lease Lab's recording, not a fault of the cluster: the threads run on. Save the recording and report it.";
   return EXPLANATIONS[invariant as Invariant] ?? "An invariant of the model was broken.";
 }
 
@@ -406,7 +409,7 @@ export function viewOf(sim: Simulation, c: ViewContext): SimView {
     timeUs: v.time,
     nodes: v.nodes.slice(),
     detail: v.detail,
-    explanation: explain(v.invariant),
+    explanation: explain(v.invariant, v.detail),
   }));
   const net = sim.network();
   const config = clusterConfig(sim);

@@ -97,6 +97,18 @@ describe("the worker's host in live mode", () => {
     expect(host.posts.filter((p) => p.type === "live-rebuilt").map((p) => (p as { rebuilds: number }).rebuilds)).toEqual([1, 2]);
   });
 
+  it("a recording the replay cannot follow stops the dashboard with a violation that says so, not one that blames the model", () => {
+    const host = fakeHost();
+    host.host.handle({ type: "live-start", settings, config });
+    // No plans: the first message a process sends is one the live run never sent.
+    host.host.handle({ type: "live-feed", items: rec.script, plans: [], rewritten: false, watermark: 1_000_000 });
+    host.tick(100);
+    const v = host.last().recentViolations.at(-1);
+    expect(v?.detail).toMatch(/^the replay diverged from the live run: /);
+    expect(v?.explanation).toMatch(/stopped following the live run/);
+    expect(v?.explanation).not.toMatch(/bug in the model/);
+  });
+
   it("opened in the simulator, compares every process's digest with the live one", () => {
     const host = fakeHost();
     host.host.handle({ type: "live-open", settings, recording: rec });

@@ -4,6 +4,7 @@
  * off, where the disks are, and "Open in the simulator". After that, the replay's proof: each
  * process's state digest, live and replayed.
  */
+import { DIVERGED } from "../../core/live/diverged";
 import { formatInstant } from "../../core/sim/time";
 import { useLab, useLabStore } from "../store";
 import { useRef } from "react";
@@ -60,6 +61,7 @@ function LiveStatus() {
   const lab = useLabStore();
   const s = useLiveMode((m) => m.state);
   const rebuilds = useLab((x) => x.liveRebuilds);
+  const lost = useLab((x) => x.view?.recentViolations.find((v) => v.invariant === "assertion" && v.detail.startsWith(DIVERGED)) ?? null);
   if (s === null) return null;
   const up = s.threads.filter((t) => t.status === "running" || t.status === "paused").length;
   return (
@@ -96,6 +98,12 @@ function LiveStatus() {
             </span>
           )}
         </p>
+        {lost !== null && (
+          <p className="live-lost" role="alert" data-testid="live-lost">
+            The dashboard stopped following the live run at {formatInstant(lost.timeUs)}: {lost.detail.slice(DIVERGED.length + 2)}. The threads run
+            on; Save the recording (after Open in the simulator) and report it.
+          </p>
+        )}
       </div>
       <button
         type="button"

@@ -23,6 +23,7 @@ import type { ActionFailure, SimSnapshot } from "../sim/kernelTypes";
 import { Simulation } from "../sim/sim";
 import type { VirtualUs } from "../sim/time";
 import type { Payload, ProcId } from "../sim/trace";
+import { DIVERGED } from "./diverged";
 import { durableOf, incarnate, stateDigest, throughDisk } from "./durable";
 import { processDigest } from "./process";
 import { applyProcAction, type OneProcess } from "./procActions";
@@ -296,7 +297,7 @@ export class ReplaySimulation extends Simulation {
   }
 
   private diverged(proc: ProcId, detail: string): void {
-    this.report({ invariant: "assertion", nodes: [proc], detail: `the replay diverged from the live run: ${detail}` });
+    this.report({ invariant: "assertion", nodes: [proc], detail: `${DIVERGED}: ${detail}` });
     this._halted = true;
   }
 
