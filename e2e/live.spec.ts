@@ -92,6 +92,19 @@ async function pastExpiry(page: Page, seconds: number, done: () => Promise<boole
   }
 }
 
+/** Runs a wait; when it fails, prints what the screen showed (the ring, the Live panel, the violations), then fails. */
+async function saying(page: Page, wait: () => Promise<void>): Promise<void> {
+  try {
+    await wait();
+  } catch (e) {
+    const ring = await page.getByRole("button", { name: /^(n\d+|holder h\d+), / }).evaluateAll((els) => els.map((x) => x.getAttribute("aria-label")));
+    const panel = await page.getByTestId("live-summary").textContent();
+    const banner = await page.getByRole("region", { name: "Safety violated" }).allTextContents();
+    console.log(`live.spec: the ring: ${ring.join(" | ")}\nthe Live panel: ${panel}\nviolations: ${banner.join(" | ") || "none"}`);
+    throw e;
+  }
+}
+
 test("live mode: real workers elect, die, come back from disk, pause past a lease, and replay exactly", async ({ page }) => {
   test.setTimeout(360_000);
   const errors = watchErrors(page);
@@ -144,15 +157,17 @@ test("live mode: real workers elect, die, come back from disk, pause past a leas
   await expect(workers).toHaveText("11", { timeout: LONG });
   await expect.poll(() => processWorkers(page), { timeout: LONG }).toBe(10);
   // A new leader, in a higher term.
-  await expect
-    .poll(
-      async () => {
-        const l = await currentLeader(page);
-        return l !== null && l.id !== old.id && l.term > killedTerm;
-      },
-      { timeout: LONG, message: "a new leader in a higher term" },
-    )
-    .toBe(true);
+  await saying(page, () =>
+    expect
+      .poll(
+        async () => {
+          const l = await currentLeader(page);
+          return l !== null && l.id !== old.id && l.term > killedTerm;
+        },
+        { timeout: LONG, message: "a new leader in a higher term" },
+      )
+      .toBe(true),
+  );
   await shot(page, "live-killed-1920");
 
   // Restart it (the Inspector still has it): a second worker, with its term and log from its disk.
