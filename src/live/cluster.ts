@@ -67,6 +67,8 @@ export interface LiveState {
   /** Inputs in the recording so far, and the most it holds (the run ends when it is full). */
   readonly inputs: number;
   readonly maxInputs: number;
+  /** Every call is checked against the replay (each worker reports its state's digest after each call). */
+  readonly verify: boolean;
 }
 
 export interface LiveListener {
@@ -121,6 +123,7 @@ export class LiveCluster {
   /** Processes whose restart waits for the router's answer. */
   private readonly restarting = new Set<ProcId>();
   private goTimer: ReturnType<typeof setTimeout> | null = null;
+  private verify = false;
 
   constructor(
     readonly config: SimConfig,
@@ -197,6 +200,7 @@ export class LiveCluster {
       lateMs: Math.max(0, ...this.late.map((l) => l.ms)),
       inputs: this.inputs,
       maxInputs: MAX_RECORDED_INPUTS,
+      verify: this.verify,
     };
   }
 
@@ -235,6 +239,13 @@ export class LiveCluster {
     }
     const r = epochMs();
     this.setRun({ r0: r, v0: runTimeAt(this.run, r), speed });
+  }
+
+  /** Checks every call from now on (or stops): each worker then reports its state's digest after each call, which the replay compares. */
+  setVerify(on: boolean): void {
+    this.verify = on;
+    for (const t of this.threads.values()) t.worker?.postMessage({ type: "verify", on } satisfies ToProcess);
+    this.listener.changed();
   }
 
   private setRun(run: RunClock): void {
@@ -313,6 +324,7 @@ export class LiveCluster {
       memoryDisk: t.memoryDisk,
       pauseCells: this.cells,
       slot: t.slot,
+      verify: this.verify,
     };
     w.postMessage(init, [channel.port2]);
     return channel.port1;

@@ -38,6 +38,9 @@ function handle(s: ProcessShell, msg: ToProcess): void {
     case "speed":
       s.setRun(msg.run);
       return;
+    case "verify":
+      s.verify = msg.on;
+      return;
     case "finish":
       s.finish();
       return;
@@ -64,6 +67,7 @@ async function init(msg: Extract<ToProcess, { type: "init" }>): Promise<void> {
     cells: msg.pauseCells === null ? null : new Int32Array(msg.pauseCells),
     slot: msg.slot,
   });
+  s.verify = msg.verify;
   shell = s;
   router.onmessage = (e: MessageEvent<RouterToProcess>) => s.deliver(e.data.msg);
   scope.postMessage({ type: "ready", disk: disk.kind, diskNote: disk.note });

@@ -31,6 +31,8 @@ export class ProcessShell {
   private calls = 0;
   private lateMs: number | null = null;
   private lateVirtualMs: number | null = null;
+  /** Check every call: each report carries the state's digest after it (a walk of the whole state: slower). */
+  verify = false;
 
   constructor(
     private readonly proc: LiveProcess,
@@ -138,7 +140,9 @@ export class ProcessShell {
   private report(step: LiveStep | null): void {
     const inputs = this.proc.takeInputs();
     const sends = step?.sends ?? [];
-    if (inputs.length > 0 || sends.length > 0) this.env.toRouter({ type: "report", id: this.proc.id, incarnation: this.proc.incarnation, inputs, sends });
+    if (inputs.length === 0 && sends.length === 0) return;
+    const after = this.verify && inputs.length > 0 ? this.proc.digest() : undefined;
+    this.env.toRouter({ type: "report", id: this.proc.id, incarnation: this.proc.incarnation, inputs, sends, ...(after === undefined ? {} : { after }) });
   }
 
   /**

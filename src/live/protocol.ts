@@ -73,12 +73,15 @@ export type ToProcess =
       /** Int32 slots, one per process: its pause (a real Atomics.wait) waits on its slot. Null without cross-origin isolation. */
       readonly pauseCells: SharedArrayBuffer | null;
       readonly slot: number;
+      /** Check every call: each report carries the state's digest after it (ScriptItem.after). */
+      readonly verify: boolean;
     }
   | { readonly type: "act"; readonly action: ProcAction; readonly requestId: number }
   | { readonly type: "pause"; readonly durationUs: number }
   /** Ends a pause early where there is no shared memory (with it, the page wakes the thread through its slot). */
   | { readonly type: "resume" }
   | { readonly type: "speed"; readonly run: RunClock }
+  | { readonly type: "verify"; readonly on: boolean }
   /** The run ends: report the state's digest to the router, and do nothing more. */
   | { readonly type: "finish" };
 
@@ -105,7 +108,15 @@ export interface ThreadStats {
 // ---- process worker ↔ router (over its port) ----
 
 export type ProcessToRouter =
-  | { readonly type: "report"; readonly id: ProcId; readonly incarnation: number; readonly inputs: LiveInput[]; readonly sends: LiveSend[] }
+  | {
+      readonly type: "report";
+      readonly id: ProcId;
+      readonly incarnation: number;
+      readonly inputs: LiveInput[];
+      readonly sends: LiveSend[];
+      /** The state's digest after the last input, when the run checks every call. */
+      readonly after?: string;
+    }
   | { readonly type: "final"; readonly id: ProcId; readonly incarnation: number; readonly digest: string; readonly at: VirtualUs };
 
 export type RouterToProcess = { readonly type: "deliver"; readonly msg: LiveMessage };

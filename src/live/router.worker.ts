@@ -95,7 +95,7 @@ function fromProcess(m: ProcessToRouter): void {
   const r = router;
   if (r === null) return;
   if (m.type === "report") {
-    r.report(now(), m.id, m.incarnation, m.inputs, m.sends);
+    r.report(now(), m.id, m.incarnation, m.inputs, m.sends, m.after);
     arm();
     return;
   }

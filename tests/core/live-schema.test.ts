@@ -168,6 +168,31 @@ describe("a recording file", () => {
     );
   });
 
+  it("a run that checked every call: its digests after each call read back and write the same; a bad one, or one on the router's input, is refused", () => {
+    const checked = faultyRun(4, 1_500_000, { verify: true }).recording();
+    expect(checked.script.some((x) => x.proc !== null && x.after !== undefined)).toBe(true);
+    const t = recordingToText(checked);
+    expect(parseRecordingText(t)).toEqual(checked);
+    expect(recordingToText(parseRecordingText(t))).toBe(t);
+    const edit = (f: (j: Json & { script: { after?: unknown }[] }) => void): string => {
+      const j = JSON.parse(t);
+      f(j);
+      try {
+        parseRecordingText(JSON.stringify(j));
+        return "ok";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const at = (j: Json, test: (x: Json["script"][number] & { after?: unknown }) => boolean) => find(j, test);
+    expect(edit((j) => ((j.script[at(j, (x) => x.after !== undefined)] as { after?: unknown }).after = "xyz"))).toMatch(
+      /^script\[\d+\]\.after: must be a state digest: 16 hex digits/,
+    );
+    expect(edit((j) => ((j.script[at(j, (x) => x.proc === null)] as { after?: unknown }).after = "0123456789abcdef"))).toMatch(
+      /^script\[\d+\]\.after: the router's inputs have no state digest after them/,
+    );
+  });
+
   it("a speed that is not above 0, an end before the last input, an unknown field", () => {
     expect(problemsOf((j) => (j.speed = 0))).toBe("speed: must be above 0 (virtual µs per real µs)");
     expect(problemsOf((j) => (j.endAt = 1000))).toMatch(/^endAt: the recording ends at 0\.001 s, before its last input \(2\.\d+ s\)$/);

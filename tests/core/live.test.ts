@@ -8,7 +8,9 @@ import { decodeDurable, encodeDurable, NOT_STATE, stateDigest, throughDisk } fro
 import { type LiveMessage, LiveProcess } from "../../src/core/live/process";
 import { ReplaySimulation } from "../../src/core/live/replay";
 import { LiveRouter } from "../../src/core/live/router";
+import type { ScriptItem } from "../../src/core/live/recording";
 import { Timeline } from "../../src/core/replay/timeline";
+import { formatInstant } from "../../src/core/sim/time";
 import { Simulation } from "../../src/core/sim/sim";
 import type { TraceEvent } from "../../src/core/sim/trace";
 import { LiveHarness } from "../support/liveHarness";
@@ -231,7 +233,7 @@ describe("the replay of a live run", () => {
   it("ends the same through kills, pauses, partitions and drift, the threads' clocks up to 2 ms apart (each worker reads its own)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
-        const h = faultyRun(seed, 6_000_000, 2_000);
+        const h = faultyRun(seed, 6_000_000, { skewUs: 2_000 });
         const rec = h.recording();
         const replay = new ReplaySimulation(rec.config, rec);
         replay.advanceTo(rec.endAt);
@@ -242,6 +244,37 @@ describe("the replay of a live run", () => {
       }),
       { numRuns: 12, seed: 20261127 },
     );
+  });
+
+  it("checking every call: each process is, after each input, in the state its worker was in (kills, pauses, partitions, drift)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
+        const h = faultyRun(seed, 4_000_000, { verify: true, skewUs: 1_000 });
+        const rec = h.recording();
+        const checked = rec.script.filter((x) => x.proc !== null && x.after !== undefined).length;
+        const replay = new ReplaySimulation(rec.config, rec);
+        replay.advanceTo(rec.endAt);
+        const problems = replay.violations.filter((v) => v.invariant === "assertion");
+        if (checked < 500 || problems.length > 0) throw new Error(`seed ${seed}: ${checked} calls checked; ${problems.map((p) => p.detail).join("; ")}`);
+      }),
+      { numRuns: 3, seed: 20261127 },
+    );
+  });
+
+  it("checking every call: a process whose state differs from its worker's after a call stops the replay at that call, saying which", () => {
+    const h = faultyRun(5, 3_000_000, { verify: true });
+    const rec = h.recording();
+    const i = rec.script.findIndex((x) => x.proc === "n2" && x.input.kind === "timer" && x.input.at > 1_000_000 && x.after !== undefined);
+    const item = rec.script[i] as Extract<ScriptItem, { proc: string }>;
+    const script = rec.script.slice();
+    script[i] = { ...item, after: "0123456789abcdef" };
+    const replay = new ReplaySimulation(rec.config, { ...rec, script });
+    replay.advanceTo(rec.endAt);
+    expect(replay.halted).toBe(true);
+    expect(replay.now).toBe(item.input.at);
+    expect(replay.violations.map((v) => v.detail)).toEqual([
+      expect.stringMatching(new RegExp(`^the replay diverged from the live run: n2's state after its timer at ${formatInstant(item.input.at).replace(".", "\\.")} is not the one its worker had \\(digest [0-9a-f]{16} here, 0123456789abcdef live\\)$`)),
+    ]);
   });
 
   it("plays the same through time travel: snapshots, seeking back and playing again", () => {

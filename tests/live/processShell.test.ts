@@ -57,6 +57,21 @@ describe("a live process's thread", () => {
     expect(log.slice(1)).toEqual(["disk", "report message +4 sent"]);
   });
 
+  it("checking every call, each report carries its state's digest after the call; switched off, none does", () => {
+    const { s, reports } = shell("n1");
+    s.boot();
+    vi.advanceTimersByTime(5);
+    const msg = (k: number) => ({ key: `n2/0/${k}`, copy: 0, from: "n2", to: "n1", sentAt: 1_000, payload: { type: "TimeoutNow", term: 0 } as never });
+    s.deliver(msg(0));
+    s.verify = true;
+    s.deliver(msg(1));
+    const digest = reports.at(-1)?.after;
+    s.verify = false;
+    s.deliver(msg(2));
+    expect(reports.map((r) => r.after === undefined)).toEqual([true, false, true]);
+    expect(digest).toMatch(/^[0-9a-f]{16}$/);
+  });
+
   it("paused without shared memory, holds its inputs and runs them when it wakes", () => {
     const { s, reports } = shell("n2");
     s.boot();

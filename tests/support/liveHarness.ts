@@ -7,7 +7,7 @@
  * does between workers. The recording it makes must replay exactly (tests/core/live.test.ts).
  */
 import { decodeDurable, encodeDurable, stateDigest } from "../../src/core/live/durable";
-import { type LiveMessage, LiveProcess, type LiveStep } from "../../src/core/live/process";
+import { type LiveMessage, LiveProcess, type LiveSend, type LiveStep } from "../../src/core/live/process";
 import type { LiveRecording, NetAction, ProcAction } from "../../src/core/live/recording";
 import { LiveRouter } from "../../src/core/live/router";
 import type { ClockState } from "../../src/core/sim/clock";
@@ -38,6 +38,8 @@ export class LiveHarness {
   readonly workers = new Map<ProcId, Worker>();
   readonly disks = new Map<ProcId, string>();
   now = 0;
+  /** Check every call: each report carries the process's state digest after it (as the Live panel's "Check every call"). */
+  verify = false;
   private tasks: Task[] = [];
   private seq = 0;
   private routerAt: number | null = null;
@@ -159,7 +161,7 @@ export class LiveHarness {
     if (task.kind === "wake") {
       w.pausedUntil = null;
       w.proc.wake(this.clock(w));
-      this.router.report(this.now, task.to, w.proc.incarnation, w.proc.takeInputs(), []);
+      this.report(w, []);
       const backlog = w.backlog;
       w.backlog = [];
       for (const b of backlog) {
@@ -188,17 +190,23 @@ export class LiveHarness {
   /** After a call: the disk first, then the report (inputs and sends) to the router, then a pause or the timer. */
   private after(w: Worker, step: LiveStep): void {
     if (step.persist !== null) this.disks.set(w.proc.id, encodeDurable(step.persist));
-    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), structuredClone(step.sends));
+    this.report(w, structuredClone(step.sends));
     this.armRouter();
     if (step.pauseUs !== null) this.freeze(w, step.pauseUs);
     else this.armTimer(w);
+  }
+
+  /** Its inputs since the last report and the messages they made (and its state's digest after them, when every call is checked). */
+  private report(w: Worker, sends: LiveSend[]): void {
+    const inputs = w.proc.takeInputs();
+    this.router.report(this.now, w.proc.id, w.proc.incarnation, inputs, sends, this.verify && inputs.length > 0 ? w.proc.digest() : undefined);
   }
 
   private freeze(w: Worker, durationUs: number): void {
     const t = this.clock(w);
     w.pausedUntil = t + durationUs;
     w.proc.pause(t, w.pausedUntil);
-    this.router.report(this.now, w.proc.id, w.proc.incarnation, w.proc.takeInputs(), []);
+    this.report(w, []);
     w.timerGen++;
     this.push({ at: w.pausedUntil - w.skewUs, kind: "wake", to: w.proc.id, inc: w.proc.incarnation });
   }

@@ -10,10 +10,12 @@ export const liveConfig = (seed: number, patch: Parameters<typeof mergeConfig>[1
 
 /**
  * A live run with faults drawn from `seed`: kills and restarts, pauses, a GC pause, partitions,
- * drift (as in tests/core/live.test.ts); each thread's clock `skewUs` at most off the router's.
+ * drift (as in tests/core/live.test.ts); each thread's clock `skewUs` at most off the router's;
+ * `verify`: every call checked (each report carries the state's digest after it).
  */
-export function faultyRun(seed: number, endUs: number, skewUs = 0): LiveHarness {
+export function faultyRun(seed: number, endUs: number, { skewUs = 0, verify = false }: { skewUs?: number; verify?: boolean } = {}): LiveHarness {
   const h = new LiveHarness(liveConfig(seed, { network: { dropRate: 0.02, duplicateRate: 0.02 } }), seed * 7 + 1, undefined, skewUs);
+  h.verify = verify;
   const ids = h.router.ids;
   let t = 0;
   let k = 0;

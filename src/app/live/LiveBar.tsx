@@ -9,7 +9,7 @@ import { formatInstant } from "../../core/sim/time";
 import { useLab, useLabStore } from "../store";
 import { useRef } from "react";
 import { downloadText } from "../sharing/download";
-import { enterLive, type LabMode, leaveLive, openInSimulator, openRecordingFile, recordingFile, useLiveMode } from "./liveMode";
+import { enterLive, type LabMode, leaveLive, openInSimulator, openRecordingFile, recordingFile, setVerify, useLiveMode } from "./liveMode";
 import "./live.css";
 
 const MODE_WORDS: Record<LabMode, string> = {
@@ -105,6 +105,12 @@ function LiveStatus() {
           </p>
         )}
       </div>
+      <label
+        className="live-verify"
+        title="Each thread sends the digest of its whole state after every call, and the dashboard's replay compares its own there: a difference stops it at that very call. Costs the threads a walk of their state per call."
+      >
+        <input type="checkbox" checked={s.verify} onChange={(e) => setVerify(e.currentTarget.checked)} /> Check every call
+      </label>
       <button
         type="button"
         className="primary"

@@ -157,6 +157,11 @@ export function leaveLive(lab: LabStore): void {
 }
 
 /** Ends the live run and opens its recording in the simulator (the worker replays it whole and compares the digests). */
+/** "Check every call": each worker reports its state's digest after each call, and the dashboard's replay compares its own. */
+export function setVerify(on: boolean): void {
+  current?.cluster.setVerify(on);
+}
+
 export async function openInSimulator(lab: LabStore): Promise<void> {
   const c = current;
   if (c === null) return;

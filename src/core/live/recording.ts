@@ -72,7 +72,18 @@ export type RouterInput =
   | { readonly at: VirtualUs; readonly kind: "net"; readonly action: NetAction };
 
 /** An item of the merged script: an input of one process, or of the router (proc null). */
-export type ScriptItem = { readonly proc: ProcId; readonly input: LiveInput } | { readonly proc: null; readonly input: RouterInput };
+export type ScriptItem =
+  | {
+      readonly proc: ProcId;
+      readonly input: LiveInput;
+      /**
+       * The process's state digest just after it handled this input, as its worker computed it:
+       * present when the run checked every call ("Check every call"), on the last input of each
+       * of its reports. The replay compares its own there and stops at the first that differs.
+       */
+      readonly after?: string;
+    }
+  | { readonly proc: null; readonly input: RouterInput };
 
 export const RECORDING_VERSION = 1;
 

@@ -21,7 +21,7 @@ import type { ProcRecord } from "../sim/cluster";
 import type { Action } from "../sim/actions";
 import type { ActionFailure, SimSnapshot } from "../sim/kernelTypes";
 import { Simulation } from "../sim/sim";
-import type { VirtualUs } from "../sim/time";
+import { formatInstant, type VirtualUs } from "../sim/time";
 import type { Payload, ProcId } from "../sim/trace";
 import { DIVERGED } from "./diverged";
 import { durableOf, incarnate, stateDigest, throughDisk } from "./durable";
@@ -200,6 +200,19 @@ export class ReplaySimulation extends Simulation {
   }
 
   private play(item: ScriptItem): void {
+    this.playInput(item);
+    if (item.proc === null || item.after === undefined || this._halted) return;
+    // The run checked every call: the process must be in the state its worker was in after it.
+    const p = this.proc(item.proc);
+    const here = processDigest(p.logic, p.clock);
+    if (here !== item.after)
+      this.diverged(
+        p.id,
+        `${p.id}'s state after its ${item.input.kind} at ${formatInstant(item.input.at)} is not the one its worker had (digest ${here} here, ${item.after} live)`,
+      );
+  }
+
+  private playInput(item: ScriptItem): void {
     const r = this.st();
     if (item.proc === null) {
       const input = item.input;

@@ -89,23 +89,25 @@ export class LiveRouter {
   }
 
   /**
-   * A worker's report of one call: the inputs it handled and the messages they made. Each copy
-   * of each message gets its fate now, in the simulator's order of draws.
+   * A worker's report of one call: the inputs it handled and the messages they made (and, when
+   * the run checks every call, its state's digest after the last of them). Each copy of each
+   * message gets its fate now, in the simulator's order of draws.
    */
-  report(now: VirtualUs, from: ProcId, incarnation: number, inputs: readonly LiveInput[], sends: readonly LiveSend[]): void {
+  report(now: VirtualUs, from: ProcId, incarnation: number, inputs: readonly LiveInput[], sends: readonly LiveSend[], after?: string): void {
     const t = this.thread(from);
     // A report from a worker replaced since (only if a restart came between its last call and
     // its report reaching here): its inputs cannot be placed, and the replay will say it diverged.
     if (incarnation !== t.incarnation) return;
-    for (const input of inputs) {
+    inputs.forEach((input, i) => {
       // The worker refused a bad clock action and left its clock as it was: so does this.
       const a = input.kind === "act" ? input.action : null;
       if (a?.type === "clock") t.clock = keepOnError(() => clockAfter(t.clock, input.at, a), t.clock);
       if (input.kind === "pause" || input.kind === "wake") this.setPaused(from, input.kind === "pause");
-      if (t.up) this.record({ proc: from, input });
-      else this.recordLate(from, input);
+      const item: ScriptItem = after !== undefined && i === inputs.length - 1 ? { proc: from, input, after } : { proc: from, input };
+      if (t.up) this.record(item);
+      else this.recordLate(item);
       t.lastAt = Math.max(t.lastAt, input.at);
-    }
+    });
     for (const s of sends) this.route(now, s);
   }
 
@@ -254,18 +256,19 @@ export class LiveRouter {
    * An input of a worker the page already terminated, whose report was on its way: it did
    * happen, before the worker died, so the crash moves after it.
    */
-  private recordLate(proc: ProcId, input: LiveInput): void {
+  private recordLate(item: ScriptItem & { proc: ProcId }): void {
+    const { proc, input } = item;
     let c = this.script.length - 1;
     while (c >= 0 && !((this.script[c] as ScriptItem).proc === proc && (this.script[c] as ScriptItem).input.kind === "crash")) c--;
     const crash = this.script[c];
     if (crash === undefined || crash.input.at > input.at) {
-      this.record({ proc, input });
+      this.record(item);
       return;
     }
     this.script.splice(c, 1);
     // The crash may have been handed over already: everything is handed over again.
     this.rewritten = true;
-    this.record({ proc, input });
+    this.record(item);
     this.record({ proc, input: { at: input.at, kind: "crash" } });
   }
 

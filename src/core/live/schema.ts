@@ -39,6 +39,7 @@ const SEND_KEY = /^([a-z][a-z0-9-]*)\/(\d+)\/(\d+)$/;
 const sendKeyField = z.string().check(z.regex(SEND_KEY, 'must name a message as sender/incarnation/count, like "n1/0/12"'));
 /** A process's id as a key (its membership of the run is checked later, against the settings). */
 const procKey = z.string().check(z.regex(/^[a-z][a-z0-9-]*$/, "must be a process id like n1, c1, h1 or s1"));
+const digest = z.string().check(z.regex(/^[0-9a-f]{16}$/, "must be a state digest: 16 hex digits (0-9, a-f)"));
 const text = z.string().check(z.minLength(1));
 
 const kvOp = z.discriminatedUnion("type", [
@@ -185,13 +186,13 @@ const recordingSchema = z.strictObject({
   version: z.literal(RECORDING_VERSION),
   config: configSchema,
   speed: z.number().check(z.positive("must be above 0 (virtual µs per real µs)")),
-  script: z.array(z.strictObject({ proc: z.nullable(procKey), input })),
+  script: z.array(z.strictObject({ proc: z.nullable(procKey), input, after: z.optional(digest) })),
   plans: z.record(
     sendKeyField,
     z.array(instant).check(z.minLength(1, "a message has at least one copy: its plan lists when each copy arrives")),
   ),
   endAt: instant,
-  digests: z.record(procKey, z.string().check(z.regex(/^[0-9a-f]{16}$/, "must be a state digest: 16 hex digits (0-9, a-f)"))),
+  digests: z.record(procKey, digest),
 });
 
 // ---- reading ----
@@ -283,6 +284,8 @@ function itemProblems(
 ): void {
   const input = item.input;
   const router = input.kind === "drop" || input.kind === "net";
+  if (router && "after" in item)
+    out.push(`${here}.after: the router's inputs have no state digest after them (only a process's do)`);
   if (router && item.proc !== null)
     out.push(`${here}.proc: a ${input.kind} is the router's: its proc is null (got ${clip(JSON.stringify(item.proc))})`);
   if (!router && item.proc === null) out.push(`${here}.proc: a ${input.kind} is a process's input: name the process (null is the router)`);
