@@ -52,28 +52,35 @@ export async function enterLive(lab: LabStore): Promise<void> {
   const settings = st.settings;
   if (settings === null) return;
   useLiveMode.setState({ busy: "Starting one thread per process…", recording: null });
+  // A speed chosen while the live run's code loads is the live run's speed (the view may not show it yet).
+  const base = st.send;
+  let asked: number | null = null;
+  const starting = (msg: ToWorker): void => {
+    if (msg.type === "setSpeed") asked = msg.speed;
+    base(msg);
+  };
   // A message about the run before (its recording filled up, an action refused) is not about this one.
-  lab.setState({ replayCheck: null, liveRebuilds: 0, error: null });
+  lab.setState({ replayCheck: null, liveRebuilds: 0, error: null, send: starting });
   try {
-    await startCluster(lab, settings);
+    await startCluster(lab, settings, base, () => asked);
   } catch (e) {
     // A chunk that cannot load (offline, an old tab after a deploy) or a worker the browser refuses: the simulated run goes on.
+    if (lab.getState().send === starting) lab.setState({ send: base });
     useLiveMode.setState({ busy: null });
     lab.setState({ error: `Live mode could not start: ${e instanceof Error ? e.message : String(e)}` });
   }
 }
 
-async function startCluster(lab: LabStore, settings: RunSettings): Promise<void> {
+async function startCluster(lab: LabStore, settings: RunSettings, base: (msg: ToWorker) => void, asked: () => number | null): Promise<void> {
   const [{ LiveCluster }, { scenarioConfig }, { scenarioFromSettings }] = await Promise.all([
     import("../../live/cluster"),
     import("../../core/scenario/settings"),
     import("../../worker/settings"),
   ]);
   // Read after the chunks load: the speed may have changed meanwhile.
-  const speed = lab.getState().view?.speed ?? settings.speed;
+  const speed = asked() ?? lab.getState().view?.speed ?? settings.speed;
   const run: RunSettings = { ...settings, speed };
   const config = scenarioConfig(scenarioFromSettings(run));
-  const base = lab.getState().send;
   let queued = false;
   const cluster: LiveCluster = new LiveCluster(config, speed, {
     feed: (f) => base({ type: "live-feed", items: f.items, plans: f.plans, rewritten: f.rewritten, watermark: f.watermark }),
@@ -156,12 +163,16 @@ export function leaveLive(lab: LabStore): void {
   useLiveMode.setState({ mode: "simulated", recording: null });
 }
 
-/** Ends the live run and opens its recording in the simulator (the worker replays it whole and compares the digests). */
 /** "Check every call": each worker reports its state's digest after each call, and the dashboard's replay compares its own. */
 export function setVerify(on: boolean): void {
-  current?.cluster.setVerify(on);
+  const c = current;
+  if (c === null) return;
+  c.cluster.setVerify(on);
+  // The box shows it at once (the panel's figures are otherwise refreshed a few times a second).
+  useLiveMode.setState({ state: c.cluster.state() });
 }
 
+/** Ends the live run and opens its recording in the simulator (the worker replays it whole and compares the digests). */
 export async function openInSimulator(lab: LabStore): Promise<void> {
   const c = current;
   if (c === null) return;
