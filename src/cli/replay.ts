@@ -23,8 +23,6 @@ export interface ReplayOptions {
   readonly trace: string | undefined;
 }
 
-/** How the divergence is worded in the replay's "assertion" violation (core/live/replay.ts). */
-
 export interface ReplayOutcome {
   readonly seed: number;
   readonly endAt: number;

@@ -317,7 +317,7 @@ const EXPLANATIONS: Record<Invariant, string> = {
 
 export function explain(invariant: string, detail = ""): string {
   if (invariant === "assertion" && detail.startsWith(DIVERGED))
-    return "The dashboard replays what the live threads record, and here the recording did not fit the replay, so the dashboard stopped following the live run. This is a bug in Lease Lab's recording, not a fault of the cluster: the threads run on. Save the recording and report it.";
+    return "The replay stopped following the live run here: the recording does not fit what the replayed processes do. That is a bug in Lease Lab's recording (or a file edited by hand), not a fault of the cluster; in a live run the threads run on. Save the recording and report it.";
   return EXPLANATIONS[invariant as Invariant] ?? "An invariant of the model was broken.";
 }
 
