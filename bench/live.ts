@@ -24,7 +24,7 @@
  *
  * Figures only, no pass/fail. Environment: LIVE_SOAK_MINUTES (default 10 at each speed; 0 skips the soak),
  * LIVE_SOAK_SPEEDS (default "1,5": the soak's phases),
- * LIVE_SPEEDS, LIVE_SPEED_SECONDS, BENCH_PORT (default 4329), CHROMIUM_PATH.
+ * LIVE_SPEEDS, LIVE_SPEED_SECONDS, LIVE_VERIFY (1: every run checks every call), BENCH_PORT (default 4329), CHROMIUM_PATH.
  * Needs a build (`vite build`); `npm run bench:live` does that first.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -37,6 +37,8 @@ const PORT = Number(process.env.BENCH_PORT ?? 4329);
 const SOAK_MINUTES = Number(process.env.LIVE_SOAK_MINUTES ?? 10);
 const SPEEDS = (process.env.LIVE_SPEEDS ?? "1,2,5,10,20,50,100").split(",").map(Number).filter((x) => x > 0);
 const SPEED_SECONDS = Number(process.env.LIVE_SPEED_SECONDS ?? 20);
+/** LIVE_VERIFY=1: every run checks every call (the Live panel's "Check every call"), to measure what that costs. */
+const VERIFY = process.env.LIVE_VERIFY === "1";
 const BASE = `http://localhost:${PORT}/?seed=1&bench`;
 /** The toolbar's speeds (SPEEDS in worker/protocol.ts): its top one. */
 const TOP_UI_SPEED = 5;
@@ -147,6 +149,7 @@ async function startLive(browser: Browser, speed: number): Promise<Page> {
     await page.getByRole("button", { name: "Live (real threads)" }).click();
     await page.waitForFunction("globalThis.leaseLabLive !== undefined", undefined, { timeout: 60_000 });
     await setSpeed(page, speed);
+    if (VERIFY) await page.evaluate("globalThis.leaseLabLive.setVerify(true)");
     await page.waitForFunction(PROBE.replace(/\)\(\)$/, ")().leader !== null"), undefined, { timeout: 60_000, polling: 200 });
     return page;
   } catch (e) {
@@ -356,6 +359,8 @@ interface SpeedResult {
   samples: number;
   elections: number;
   shadowLagMs: number;
+  /** Share of real time the page's main thread spent in tasks (drawing the dashboard, mostly). */
+  pageBusy: number;
   behind: boolean;
 }
 
@@ -365,7 +370,7 @@ async function speedCase(browser: Browser, speed: number, heartbeatMs: number): 
     page = await startLive(browser, speed);
   } catch {
     // No leader within a minute: the run cannot even elect one at this speed.
-    return { speed, p95: Number.NaN, max: Number.NaN, samples: 0, elections: Number.NaN, shadowLagMs: Number.NaN, behind: true };
+    return { speed, p95: Number.NaN, max: Number.NaN, samples: 0, elections: Number.NaN, shadowLagMs: Number.NaN, pageBusy: Number.NaN, behind: true };
   }
   try {
     // Let the first election settle, then count.
@@ -377,6 +382,12 @@ async function speedCase(browser: Browser, speed: number, heartbeatMs: number): 
     let elections = 0;
     const late: number[] = [];
     const lags: number[] = [];
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable");
+    const taskSeconds = async (): Promise<number> =>
+      (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration")?.value ?? Number.NaN;
+    const busy0 = await taskSeconds();
+    const start = Date.now();
     const until = Date.now() + SPEED_SECONDS * 1000;
     while (Date.now() < until) {
       await sleep(250);
@@ -388,10 +399,11 @@ async function speedCase(browser: Browser, speed: number, heartbeatMs: number): 
       if (p.leader !== null) leader = p.leader;
       if (p.liveUs !== null && Number.isFinite(p.shownS)) lags.push(p.liveUs / 1000 - p.shownS * 1000);
     }
+    const pageBusy = ((await taskSeconds()) - busy0) / ((Date.now() - start) / 1000);
     const p95 = percentile(late, 95);
     const max = late.length === 0 ? Number.NaN : Math.max(...late);
     const behind = !(p95 <= heartbeatMs * 0.1) || elections > 0;
-    return { speed, p95, max, samples: late.length, elections, shadowLagMs: percentile(lags, 50), behind };
+    return { speed, p95, max, samples: late.length, elections, shadowLagMs: percentile(lags, 50), pageBusy, behind };
   } finally {
     await page.close();
   }
@@ -400,13 +412,14 @@ async function speedCase(browser: Browser, speed: number, heartbeatMs: number): 
 async function speedFigure(browser: Browser): Promise<void> {
   const heartbeatMs = 50;
   console.log(`\n== Speed: ${SPEED_SECONDS} s per speed, no faults; falls behind = p95 timer lateness over ${heartbeatMs * 0.1} virtual ms (10% of the ${heartbeatMs} ms heartbeat) or any election ==`);
-  console.log("  speed  late p95 (virtual ms)  late max  samples  elections  shadow trails by (virtual ms, median)  verdict");
+  if (VERIFY) console.log("  (every call checked: LIVE_VERIFY=1)");
+  console.log("  speed  late p95 (virtual ms)  late max  samples  elections  shadow trails by (virtual ms, median)  page busy  verdict");
   const results: SpeedResult[] = [];
   for (const speed of SPEEDS) {
     const r = await speedCase(browser, speed, heartbeatMs);
     results.push(r);
     console.log(
-      `  ${`${speed}×`.padStart(5)}  ${r.p95.toFixed(1).padStart(21)}  ${r.max.toFixed(1).padStart(8)}  ${String(r.samples).padStart(7)}  ${String(r.elections).padStart(9)}  ${r.shadowLagMs.toFixed(0).padStart(37)}  ${r.behind ? "falls behind" : "keeps up"}`,
+      `  ${`${speed}×`.padStart(5)}  ${r.p95.toFixed(1).padStart(21)}  ${r.max.toFixed(1).padStart(8)}  ${String(r.samples).padStart(7)}  ${String(r.elections).padStart(9)}  ${r.shadowLagMs.toFixed(0).padStart(37)}  ${`${(r.pageBusy * 100).toFixed(0)}%`.padStart(9)}  ${r.behind ? "falls behind" : "keeps up"}`,
     );
   }
   const highest = (ok: (r: SpeedResult) => boolean): string => {
