@@ -5,8 +5,9 @@
  * run, a little behind the live one (the watermark: every input up to it has arrived).
  *
  * A report that arrives after the shadow has played past its time (a worker slower than the
- * watermark's lag) starts the shadow again from the beginning of the recording: it replays
- * fast, and it is counted, so the page can say so.
+ * watermark's lag) takes the shadow back to the snapshot before that time, and it plays
+ * again from there with the report in; it is counted, so the page can say so. (A recording
+ * rewritten by the router, a kill's place moved, starts it over from the beginning.)
  */
 import { DIVERGED } from "../core/live/diverged";
 import type { ReplaySimulation } from "../core/live/replay";
@@ -78,13 +79,15 @@ export class LiveShadow {
     return Math.max(0, this.applied);
   }
 
-  /** Takes a feed; returns true when the shadow had to start again (its timeline is new). */
+  /**
+   * Takes a feed; returns true when the shadow had to go back (a report came late, so what it
+   * played since that report's time is played again: its view must be drawn afresh).
+   */
   feed(f: LiveFeed): boolean {
     for (const [k, p] of f.plans) this.plans.set(k, p);
-    const late = f.rewritten || f.items.some((x) => x.input.at <= this.applied);
-    if (f.rewritten) this.all = f.items.slice();
-    else this.all = mergeInto(this.all, f.items);
-    if (late) {
+    if (f.rewritten) {
+      // An item already handed over moved (the router's recordLate): start over from the whole script.
+      this.all = f.items.slice();
       this.rebuilds++;
       this.timeline = this.make();
       this.ahead = this.all.slice();
@@ -92,9 +95,36 @@ export class LiveShadow {
       this.release(f.watermark, this.plans.entries());
       return true;
     }
-    this.ahead = mergeInto(this.ahead, f.items);
+    this.all = mergeInto(this.all, f.items);
+    const late = f.items.filter((x) => x.input.at <= this.applied);
+    if (late.length > 0) {
+      this.rebuilds++;
+      this.goBackFor(late, f.plans);
+    }
+    this.ahead = mergeInto(
+      this.ahead,
+      late.length === 0 ? f.items : f.items.filter((x) => x.input.at > this.applied),
+    );
     this.release(f.watermark, f.plans);
-    return false;
+    return late.length > 0;
+  }
+
+  /**
+   * Puts items the shadow already played past into the replay: back to the last moment before
+   * the earliest (its snapshots make that cheap), the future explored from there forgotten, the
+   * items in, then to the moment the dashboard showed.
+   */
+  private goBackFor(late: readonly ScriptItem[], plans: Iterable<readonly [SendKey, readonly VirtualUs[]]>): void {
+    const tl = this.timeline;
+    const shown = tl.now;
+    const from = (late[0] as ScriptItem).input.at;
+    if (tl.end >= from) {
+      tl.seek(Math.max(0, from - 1));
+      tl.dropFuture();
+    }
+    (tl.sim as ReplaySimulation).insert(late, plans);
+    if (shown < tl.now) tl.seek(shown);
+    else tl.advanceTo(shown);
   }
 
   /** Hands the replay every item up to `watermark`, and the plans of the messages sent (every plan: a plan may come before its item is released). */

@@ -66,13 +66,56 @@ describe("the live run's shadow", () => {
     expect(shadow.rebuilds).toBe(0);
   });
 
-  it("starts again when a report comes after the shadow played past its time, and still ends in the same state", () => {
+  it("goes back for a report that comes after the shadow played past its time, and still ends in the same state", () => {
     const rec = recording(9);
     const shadow = new LiveShadow(rec.config, () => new Timeline(new Replay(rec.config)));
     let n = 0;
     feedAll(shadow, rec, 50_000, 10_000, (x) => x.proc === "h2" && n++ % 40 === 5);
     expect(shadow.rebuilds).toBeGreaterThan(0);
     expect((shadow.timeline.sim as ReplaySimulation).digests()).toEqual(rec.digests);
+  });
+
+  it("goes back only to the snapshot before a late report, not to the start, and plays exactly what the whole recording plays", () => {
+    const rec = recording(9);
+    const whole = new Timeline(new Replay(rec.config, rec), [], { snapshotEveryUs: 100_000 });
+    let once = 0;
+    whole.sim.onTrace(() => once++);
+    whole.advanceTo(rec.endAt);
+    const made: Timeline[] = [];
+    const shadow = new LiveShadow(rec.config, () => {
+      const t = new Timeline(new Replay(rec.config), [], { snapshotEveryUs: 100_000 });
+      made.push(t);
+      return t;
+    });
+    // Count the trace events the shadow makes: going back to the start would make most of them again for each late report.
+    let handled = 0;
+    shadow.timeline.sim.onTrace(() => handled++);
+    let n = 0;
+    feedAll(shadow, rec, 50_000, 10_000, (x) => x.proc?.startsWith("h") === true && n++ % 7 === 3);
+    expect(shadow.rebuilds).toBeGreaterThan(3);
+    expect(made).toHaveLength(1);
+    const sim = shadow.timeline.sim as ReplaySimulation;
+    expect(sim.violations.filter((v) => v.invariant === "assertion")).toEqual([]);
+    expect(sim.traceHash).toBe(whole.sim.traceHash);
+    expect(sim.digests()).toEqual(rec.digests);
+    expect(shadow.timeline.markers).toEqual(whole.markers);
+    expect(handled).toBeLessThan(once * 1.5);
+  });
+
+  it("a late report while the dashboard shows an earlier moment (time travel) leaves it at that moment", () => {
+    const rec = recording(10);
+    const shadow = new LiveShadow(rec.config, () => new Timeline(new Replay(rec.config), [], { snapshotEveryUs: 100_000 }));
+    const early = rec.script.filter((x) => x.input.at <= 2_000_000);
+    const late = early.filter((x) => x.proc === "h1" && x.input.at > 1_200_000).slice(0, 1);
+    shadow.feed({ items: early.filter((x) => !late.includes(x)), plans: Object.entries(rec.plans), rewritten: false, watermark: 2_000_000 });
+    shadow.timeline.advanceTo(2_000_000);
+    shadow.timeline.seek(700_000);
+    expect(shadow.feed({ items: late, plans: [], rewritten: false, watermark: 2_000_000 })).toBe(true);
+    expect(shadow.timeline.now).toBe(700_000);
+    shadow.timeline.advanceTo(2_000_000);
+    const whole = new Timeline(new Replay(rec.config, { ...rec, script: early }));
+    whole.advanceTo(2_000_000);
+    expect(shadow.timeline.sim.traceHash).toBe(whole.sim.traceHash);
   });
 });
 

@@ -91,7 +91,7 @@ function LiveStatus() {
           {rebuilds > 0 && (
             <span
               data-testid="live-rebuilds"
-              title="A thread reported an input after the dashboard had already drawn past its time (a slow thread), so the dashboard replayed the recording again from its start"
+              title="A thread reported an input after the dashboard had already drawn past its time (a slow thread), so the dashboard went back to the moment before it and replayed from there"
             >
               {" "}
               · dashboard replayed again {rebuilds} time{rebuilds === 1 ? "" : "s"} (a thread reported late)

@@ -102,6 +102,26 @@ export class ReplaySimulation extends Simulation {
     this.queueNext();
   }
 
+  /**
+   * Adds items recorded late (a thread's report that came after the shadow played past their
+   * time): each where its time puts it, after the items already there at that time, none
+   * before the time played so far (a timeline goes back to before them first).
+   */
+  insert(items: readonly ScriptItem[], plans: Iterable<readonly [SendKey, readonly VirtualUs[]]>): void {
+    for (const [k, p] of plans) this.plans.set(k, p);
+    const r = this.st();
+    for (const item of items) {
+      if (item.input.at < this._now) throw new Error("insert: an item before the time played so far");
+      let i = this.script.length;
+      while (i > r.cursor && (this.script[i - 1] as ScriptItem).input.at > item.input.at) i--;
+      this.script.splice(i, 0, item);
+    }
+    // The next item may be another now: queue it again.
+    this.queue.removeWhere((q) => q.type === "script");
+    r.queued = false;
+    this.queueNext();
+  }
+
   /** Each process's state digest (a process that is down: its disk's, as a restarted worker would read it). */
   digests(): Record<ProcId, string> {
     const out: Record<ProcId, string> = {};

@@ -329,6 +329,26 @@ export class Timeline {
     this.cur.actions.push(...carried);
   }
 
+  /**
+   * Forgets what the current branch explored beyond the cursor (its snapshots, markers and
+   * end there), without starting a new branch: the simulation's future from here is no longer
+   * the one explored (a live run's shadow whose recording gained an input in the past).
+   */
+  dropFuture(): void {
+    const b = this.cur;
+    const s = this.sim;
+    const handled = s.eventsHandled;
+    const position = s.eventsProcessed;
+    this.setSnaps(
+      b,
+      b.snaps.filter((x) => x.sim.handled <= handled && x.sim.now <= s.now && x.actionIndex <= this.ai),
+    );
+    b.markers = b.markers.filter((m) => m.n < position);
+    b.markedTo = position;
+    b.end = s.now;
+    b.endHandled = handled;
+  }
+
   /** Whether a branch is still kept (old ones are forgotten past the limit). */
   hasBranch(id: number): boolean {
     return this.branchList.some((b) => b.id === id);
