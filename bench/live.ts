@@ -112,7 +112,7 @@ interface Probe {
   threads: { id: string; kind: string; status: string }[];
   workers: number | null;
   inputs: number | null;
-  /** Times the dashboard's shadow replayed the recording again from its start (a thread reported late). */
+  /** Times the dashboard's shadow went back to take a report that came late (a thread slower than the watermark's lag). */
   rebuilds: number;
 }
 
@@ -310,7 +310,7 @@ async function soak(browser: Browser): Promise<void> {
   console.log(
     `  violations found by the checkers: ${Number(last.violations) + earlierViolations} (expected 0 with fencing on); leader at the end ${last.leader ?? "none"}, term ${last.term ?? "?"}`,
   );
-  console.log(`  the dashboard's shadow replayed the last run again from its start ${last.rebuilds} time(s) (a thread reported after the shadow had played past its time)`);
+  console.log(`  the dashboard's shadow went back ${last.rebuilds} time(s) in the last run to take a report that came after it had played past its time`);
   // Memory: a live run's recording grows with it until it is full (then the run ends), so the heap grows within a run; what must not grow is what a fresh run starts with.
   const first = samples[0] as Sample;
   const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a), first);
