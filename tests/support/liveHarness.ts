@@ -4,7 +4,9 @@
  * a worker's port for a while before it is handled, a timer goes off late, a paused thread
  * handles everything that came due when it wakes, a terminated worker loses what it had not
  * handled, and every message crosses to its receiver as a copy (structured clone), as it
- * does between workers. The recording it makes must replay exactly (tests/core/live.test.ts).
+ * does between workers. With `skewUs`, each thread reads a clock of its own, up to that far
+ * ahead of or behind the router's, as workers' clocks differ. The recording it makes must
+ * replay exactly (tests/core/live.test.ts).
  */
 import { decodeDurable, encodeDurable, stateDigest } from "../../src/core/live/durable";
 import { type LiveMessage, LiveProcess, type LiveSend, type LiveStep } from "../../src/core/live/process";
