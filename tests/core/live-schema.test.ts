@@ -19,9 +19,9 @@ beforeAll(() => {
 
 type Json = Record<string, unknown> & { script: { proc: string | null; input: Record<string, unknown> }[] };
 
-/** The recording's file, changed by `edit`, read back: the problems it gives (none: "ok"). */
-function problemsOf(edit: (j: Json) => void): string {
-  const j = JSON.parse(text) as Json;
+/** A recording's file (`file`: the one above), changed by `edit`, read back: the problems it gives (none: "ok"). */
+function problemsOf(edit: (j: Json) => void, file = text): string {
+  const j = JSON.parse(file) as Json;
   edit(j);
   try {
     parseRecordingText(JSON.stringify(j));
@@ -174,21 +174,12 @@ describe("a recording file", () => {
     const t = recordingToText(checked);
     expect(parseRecordingText(t)).toEqual(checked);
     expect(recordingToText(parseRecordingText(t))).toBe(t);
-    const edit = (f: (j: Json & { script: { after?: unknown }[] }) => void): string => {
-      const j = JSON.parse(t);
-      f(j);
-      try {
-        parseRecordingText(JSON.stringify(j));
-        return "ok";
-      } catch (e) {
-        return (e as Error).message;
-      }
-    };
-    const at = (j: Json, test: (x: Json["script"][number] & { after?: unknown }) => boolean) => find(j, test);
-    expect(edit((j) => ((j.script[at(j, (x) => x.after !== undefined)] as { after?: unknown }).after = "xyz"))).toMatch(
+    type Item = Json["script"][number] & { after?: unknown };
+    const item = (j: Json, test: (x: Item) => boolean): Item => j.script[find(j, test)] as Item;
+    expect(problemsOf((j) => (item(j, (x) => x.after !== undefined).after = "xyz"), t)).toMatch(
       /^script\[\d+\]\.after: must be a state digest: 16 hex digits/,
     );
-    expect(edit((j) => ((j.script[at(j, (x) => x.proc === null)] as { after?: unknown }).after = "0123456789abcdef"))).toMatch(
+    expect(problemsOf((j) => (item(j, (x) => x.proc === null).after = "0123456789abcdef"), t)).toMatch(
       /^script\[\d+\]\.after: the router's inputs have no state digest after them/,
     );
   });
