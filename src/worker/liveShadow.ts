@@ -59,12 +59,11 @@ function mergeInto(into: ScriptItem[], items: readonly ScriptItem[]): ScriptItem
 }
 
 export class LiveShadow {
-  private all: ScriptItem[] = [];
   /** Items received but beyond the watermark played so far. */
   private ahead: ScriptItem[] = [];
   private readonly plans = new Map<SendKey, readonly VirtualUs[]>();
   private applied: VirtualUs = -1;
-  /** Times the shadow started again because a report came late. */
+  /** Times the shadow went back (or, for a rewritten recording, started over) because a report came late. */
   rebuilds = 0;
 
   constructor(
@@ -86,16 +85,14 @@ export class LiveShadow {
   feed(f: LiveFeed): boolean {
     for (const [k, p] of f.plans) this.plans.set(k, p);
     if (f.rewritten) {
-      // An item already handed over moved (the router's recordLate): start over from the whole script.
-      this.all = f.items.slice();
+      // An item already handed over moved (the router's recordLate): start over from the whole script, which the feed carries.
       this.rebuilds++;
       this.timeline = this.make();
-      this.ahead = this.all.slice();
+      this.ahead = f.items.slice();
       this.applied = -1;
       this.release(f.watermark, this.plans.entries());
       return true;
     }
-    this.all = mergeInto(this.all, f.items);
     const late = f.items.filter((x) => x.input.at <= this.applied);
     if (late.length > 0) {
       this.rebuilds++;
