@@ -8,7 +8,7 @@
  */
 import { createWriteStream } from "node:fs";
 import type { LiveRecording } from "../core/live/recording";
-import { DIVERGED } from "../core/live/diverged";
+import { isDivergence } from "../core/live/diverged";
 import { ReplaySimulation } from "../core/live/replay";
 import { MAX_RECORDING_BYTES, parseRecordingText, RecordingFileError } from "../core/live/schema";
 import type { Violation } from "../core/sim/checkers";
@@ -64,7 +64,7 @@ export function replayRecording(rec: LiveRecording, onTrace?: (e: TraceEvent) =>
     digests[id] = { live, replay, same: replay === live };
   }
   const all = sim?.violations ?? [];
-  const divergence = all.find((v) => v.invariant === "assertion" && v.detail.startsWith(DIVERGED));
+  const divergence = all.find(isDivergence);
   return {
     seed: rec.config.seed,
     endAt: rec.endAt,

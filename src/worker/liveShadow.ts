@@ -9,7 +9,7 @@
  * again from there with the report in; it is counted, so the page can say so. (A recording
  * rewritten by the router, a kill's place moved, starts it over from the beginning.)
  */
-import { DIVERGED } from "../core/live/diverged";
+import { isDivergence } from "../core/live/diverged";
 import type { ReplaySimulation } from "../core/live/replay";
 import type { LiveRecording, ScriptItem, SendKey } from "../core/live/recording";
 import type { Timeline } from "../core/replay/timeline";
@@ -139,7 +139,7 @@ export class LiveShadow {
 /** Replays a whole recording and compares each process's digest with the live one. */
 export function checkReplay(sim: ReplaySimulation, recording: LiveRecording): ReplayCheck {
   const replay = sim.digests();
-  const diverged = sim.violations.find((v) => v.invariant === "assertion" && v.detail.startsWith(DIVERGED))?.detail ?? null;
+  const diverged = sim.violations.find(isDivergence)?.detail ?? null;
   return {
     digests: Object.entries(replay).map(([id, d]) => ({ id, live: recording.digests[id] ?? null, replay: d, same: recording.digests[id] === d })),
     diverged,

@@ -1,5 +1,5 @@
 /** Reads a plain, cloneable view out of a running simulation. Read-only: no Raft logic here. */
-import { DIVERGED } from "../core/live/diverged";
+import { isDivergence } from "../core/live/diverged";
 import type { TimedAction } from "../core/scenario/record";
 import { holderStateOf } from "../core/holder/holder";
 import type { Entry } from "../core/raft/types";
@@ -316,7 +316,7 @@ const EXPLANATIONS: Record<Invariant, string> = {
 };
 
 export function explain(invariant: string, detail = ""): string {
-  if (invariant === "assertion" && detail.startsWith(DIVERGED))
+  if (isDivergence({ invariant, detail }))
     return "The replay stopped following the live run here: the recording does not fit what the replayed processes do. That is a bug in Lease Lab's recording (or a file edited by hand), not a fault of the cluster; in a live run the threads run on. Save the recording and report it.";
   return EXPLANATIONS[invariant as Invariant] ?? "An invariant of the model was broken.";
 }

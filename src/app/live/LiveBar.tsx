@@ -4,7 +4,7 @@
  * off, where the disks are, and "Open in the simulator". After that, the replay's proof: each
  * process's state digest, live and replayed.
  */
-import { DIVERGED } from "../../core/live/diverged";
+import { divergenceDetail, isDivergence } from "../../core/live/diverged";
 import { formatInstant } from "../../core/sim/time";
 import { useLab, useLabStore } from "../store";
 import { useRef } from "react";
@@ -61,7 +61,7 @@ function LiveStatus() {
   const lab = useLabStore();
   const s = useLiveMode((m) => m.state);
   const rebuilds = useLab((x) => x.liveRebuilds);
-  const lost = useLab((x) => x.view?.recentViolations.find((v) => v.invariant === "assertion" && v.detail.startsWith(DIVERGED)) ?? null);
+  const lost = useLab((x) => x.view?.recentViolations.find(isDivergence) ?? null);
   if (s === null) return null;
   const up = s.threads.filter((t) => t.status === "running" || t.status === "paused").length;
   return (
@@ -100,14 +100,14 @@ function LiveStatus() {
         </p>
         {lost !== null && (
           <p className="live-lost" role="alert" data-testid="live-lost">
-            The dashboard stopped following the live run at {formatInstant(lost.timeUs)}: {lost.detail.slice(DIVERGED.length + 2)}. The threads run
+            The dashboard stopped following the live run at {formatInstant(lost.timeUs)}: {divergenceDetail(lost.detail)}. The threads run
             on; Save the recording (after Open in the simulator) and report it.
           </p>
         )}
       </div>
       <label
         className="live-verify"
-        title="Each thread sends the digest of its whole state after every call, and the dashboard's replay compares its own there: a difference stops it at that very call. Costs the threads a walk of their state per call."
+        title="Each thread sends the digest of its whole state after every call, and the dashboard's replay compares its own there: a difference stops it at that very call. Costs a walk of the state per call, in each thread and in the dashboard: meant for 1×."
       >
         <input type="checkbox" checked={s.verify} onChange={(e) => setVerify(e.currentTarget.checked)} /> Check every call
       </label>
