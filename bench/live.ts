@@ -17,8 +17,8 @@
  * 2. The speed figure: for each speed in LIVE_SPEEDS (default 1,2,5,10,20,50,100), a fresh live
  *    run with no faults for LIVE_SPEED_SECONDS (default 20) real seconds after its first
  *    leader: the processes' timer lateness in virtual ms (p95 and max of each thread's worst
- *    per half second), the elections (leader changes, term changes) and how far the dashboard's
- *    shadow trails the live run. A speed "falls behind" when the p95 lateness is over 10% of the
+ *    per half second), the elections (leader changes, term changes), how far the dashboard's
+ *    shadow trails the live run, and how busy the page's main thread is (CDP's TaskDuration). A speed "falls behind" when the p95 lateness is over 10% of the
  *    heartbeat interval, or when any election happens with no fault. It prints the highest speed
  *    that does not fall behind (and every speed below it does not either).
  *

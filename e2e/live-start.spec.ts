@@ -1,8 +1,11 @@
 /**
  * Live mode's start and its "Check every call" (docs/live.md). A speed chosen while live mode's
- * code is still loading is the live run's speed (it was lost: the run started at the speed the
- * dashboard showed before). With every call checked, each thread reports its state's digest
- * after each call, through the router, and the replay compares its own at each one.
+ * code is still loading is the live run's speed. (The race this guards, seen once on a loaded
+ * machine, was narrower: the code loaded before the worker had answered the speed change, and
+ * the run started at the speed the dashboard showed before. Here the worker has answered by
+ * the time the code loads, so this checks the speed is kept, not that narrow order.) With every
+ * call checked, each thread reports its state's digest after each call, through the router,
+ * and the replay compares its own at each one.
  */
 import { expect, test } from "@playwright/test";
 import { shot, watchErrors } from "./support";
